@@ -1,0 +1,27 @@
+// The IPC contract between the primary and the agent inside each worker. Messages ride the
+// cluster channel with a `cmd` starting with NODE_: Node routes those to 'internalMessage', so the
+// app's own process.on('message') never sees them and cluster ignores any cmd but NODE_CLUSTER.
+
+export const CMD = 'NODE_NODESUP';
+export const PROTOCOL_VERSION = 1;
+
+/** Message kinds. Requests go primary → agent, replies come back with the same id. */
+export const KIND = Object.freeze({
+  HELLO: 'hello',       // agent → primary, once loaded
+  READY: 'ready',       // agent → primary, app called ready() from 'nodesup/worker'
+  STATS: 'stats',       // request / reply: one sample of the worker's own view
+  GC: 'gc',             // request / reply: run a full GC, reply with stats after it
+  DRAIN: 'drain',       // primary → agent: stop keep-alive, run onShutdown hooks
+  HEAP_SNAPSHOT: 'heap-snapshot', // request / reply: write a heap snapshot to a path
+  REPLY: 'reply',
+});
+
+/** True when a message received on 'internalMessage' is one of ours. */
+export function isOurs(msg) {
+  return msg !== null && typeof msg === 'object' && msg.cmd === CMD;
+}
+
+/** Build a message. */
+export function message(kind, fields = {}) {
+  return { cmd: CMD, v: PROTOCOL_VERSION, kind, ...fields };
+}
