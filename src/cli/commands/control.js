@@ -1,0 +1,66 @@
+// The commands that talk to a running supervisor over its control socket.
+import { request } from '../control-client.js';
+import { runDir } from '../../run-dir.js';
+import { NodesupError } from '../../errors.js';
+
+const nameArg = (y) => y.positional('name', { type: 'string', describe: 'supervisor name (optional when only one runs)' });
+const slotArg = (y) => y.positional('slot', { type: 'string', describe: 'worker slot, 0..N-1' });
+
+function parseSlot(raw) {
+  const slot = Number(raw);
+  if (!Number.isInteger(slot) || slot < 0) throw new NodesupError('NODESUP_ERR_USAGE', `slot: expected a whole number 0..N-1, got ${JSON.stringify(raw)}`);
+  return slot;
+}
+
+const ask = (argv, op, args = {}) => request({ name: argv.name, dir: runDir(), op, args, timeoutMs: argv.timeoutMs ?? 120_000 });
+const print = (obj) => process.stdout.write(`${JSON.stringify(obj, null, 2)}\n`);
+
+export const controlCommands = [
+  {
+    command: 'status [name]',
+    describe: 'live view of a running supervisor (--json: one snapshot, then exit)',
+    builder: (y) => nameArg(y).option('json', { type: 'boolean', describe: 'print one snapshot as JSON and exit' }),
+    handler: async (argv) => {
+      if (argv.json || !process.stdout.isTTY) {
+        print(await ask(argv, 'status'));
+        return;
+      }
+      const { liveStatus } = await import('../live-status.js');
+      process.exitCode = await liveStatus({ name: argv.name, dir: runDir() });
+    },
+  },
+  {
+    command: 'reload [name]',
+    describe: 'rolling restart of every worker, one slot at a time',
+    builder: nameArg,
+    handler: async (argv) => print(await ask(argv, 'reload')),
+  },
+  {
+    command: 'recycle <slot> [name]',
+    describe: 'recycle one worker now (reason manual)',
+    builder: (y) => nameArg(slotArg(y)),
+    handler: async (argv) => print(await ask(argv, 'recycle', { slot: parseSlot(argv.slot) })),
+  },
+  {
+    command: 'inspect <slot> [name]',
+    describe: "one worker's memory breakdown and advice",
+    builder: (y) => nameArg(slotArg(y))
+      .option('json', { type: 'boolean', describe: 'machine-readable report' })
+      .option('heap-snapshot', { type: 'string', describe: 'also write a heap snapshot of that worker to this file' }),
+    handler: async (argv) => {
+      const heapSnapshot = argv.heapSnapshot ? (await import('node:path')).resolve(argv.heapSnapshot) : undefined;
+      const report = await ask(argv, 'inspect', { slot: parseSlot(argv.slot), heapSnapshot });
+      if (argv.json) print(report);
+      else {
+        const { formatInspect } = await import('../inspect-text.js');
+        process.stdout.write(formatInspect(report));
+      }
+    },
+  },
+  {
+    command: 'stop [name]',
+    describe: 'graceful shutdown, same as SIGTERM to the primary',
+    builder: nameArg,
+    handler: async (argv) => print(await ask(argv, 'stop')),
+  },
+];

@@ -1,0 +1,46 @@
+// The CLI: yargs with every command imported explicitly, and one place that turns an error into
+// a one-line message and an exit code (2 usage/config, 1 runtime).
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { EXIT } from '../errors.js';
+import * as start from './commands/start.js';
+import * as init from './commands/init.js';
+import { controlCommands } from './commands/control.js';
+
+const argv = hideBin(process.argv);
+
+const cli = yargs(argv)
+  .scriptName('nodesup')
+  .usage('$0 <command> [options]')
+  .command(start)
+  .command(init);
+for (const c of controlCommands) cli.command(c);
+cli
+  .demandCommand(1, 'nodesup: name a command: start, status, reload, recycle, inspect, stop or init')
+  .strict()
+  .parserConfiguration({ 'populate--': true })
+  .help()
+  .version()
+  .wrap(Math.min(100, process.stdout.columns || 100))
+  .fail((msg, err) => {
+    if (err) throw err;
+    process.stderr.write(`nodesup: ${msg.split('\n')[0]}\n`);
+    process.exit(EXIT.USAGE);
+  });
+
+try {
+  await cli.parseAsync();
+} catch (err) {
+  report(err);
+}
+
+/** One line for a known error, a stack for a bug. */
+function report(err) {
+  if (err?.code?.startsWith?.('NODESUP_ERR_')) {
+    process.stderr.write(`nodesup: ${err.message}\n`);
+    process.exitCode = err.exitCode ?? EXIT.RUNTIME;
+  } else {
+    process.stderr.write(`nodesup: internal error: ${err?.stack ?? err}\n`);
+    process.exitCode = EXIT.RUNTIME;
+  }
+}

@@ -1,0 +1,67 @@
+// What `nodesup init` writes: every key with its default and why it is there, so the file doubles
+// as the reference. test/config/template.test.js checks that it validates to the defaults.
+
+/** Config file names looked up in the working directory, in this order. */
+export const CONFIG_FILE_NAMES = ['supervisor.config.js', 'supervisor.config.mjs', 'supervisor.config.cjs'];
+
+/** A fully commented supervisor.config.js (ESM). */
+export const CONFIG_TEMPLATE = `// nodesup configuration. Every key is shown with its default; delete what you do not change.
+// Sizes read like '512mb', '1.5gb', '800MiB' (binary: 1mb = 1048576 bytes); durations like '500ms',
+// '10s', '6h'; a bare number is bytes or milliseconds. CLI flags (--workers, --max-rss, ...) win.
+import { defineConfig } from 'nodesup';
+
+export default defineConfig({
+  // Names the control socket and labels metrics; default: the script's basename.
+  // name: 'api',
+
+  // The app every worker runs; \`nodesup start <script>\` overrides it. Relative to this file.
+  // script: 'server.js',
+  args: [],                          // argv for the app; \`nodesup start app.js -- --port 3000\` replaces it
+  env: {},                           // extra environment variables for the workers
+  nodeArgs: [],                      // node / V8 flags for workers, e.g. ['--max-semi-space-size=16']
+
+  workers: 'max',                    // a number, or 'max': one per CPU, capped by a container CPU quota
+  pollInterval: '1s',                // how often each worker is sampled (at least 100ms)
+
+  limits: {
+    // null means no limit. A worker over a limit is replaced first, then drained, then killed.
+    rss: null,                       // e.g. '512mb': per worker, whole process tree (worker + children)
+    heapUsed: null,                  // e.g. '300mb': V8 heap in use
+    native: null,                    // e.g. '250mb': RSS − (heapTotal + external), i.e. addons and malloc
+    totalRss: null,                  // e.g. '90%' of the cgroup memory limit, or '4gb': all workers together
+    maxAge: null,                    // e.g. '6h': recycle workers this old, leak or not
+    maxRequests: null,               // e.g. 500000: recycle after this many requests
+    jitter: 0.1,                     // each worker's age/request limit comes up to 10% early: no herd
+    sustain: 0,                      // e.g. '10s': a memory limit must be exceeded this long to count
+  },
+
+  // Recycle (or only warn) when memory keeps growing after GC for a whole window; false: off.
+  leak: { window: '5m', minGrowth: '2mb/min', action: 'recycle' },
+
+  gcBeforeRecycle: true,             // try a full GC first; recycle only if still over a memory limit
+
+  recycle: {
+    readyTimeout: '30s',             // the replacement must be listening (or call ready()) within this
+    killTimeout: '10s',              // drain time for the old worker before SIGTERM, then SIGKILL
+    maxConcurrent: 1,                // slots recycling at once; the others keep serving
+  },
+
+  restart: {
+    initialDelay: '100ms',           // first restart delay after a crash; doubles per crash in a row
+    maxDelay: '30s',                 // cap of that backoff
+    maxCrashes: 10,                  // give up (exit 1) after this many crashes ...
+    crashWindow: '60s',              // ... within this window
+  },
+
+  unresponsive: { timeout: '15s' },  // a worker that misses heartbeats this long is recycled; false: off
+
+  metrics: { host: '127.0.0.1', port: 9209 },  // Prometheus /metrics, /healthz, /readyz; or false
+
+  log: {
+    level: 'info',                   // fatal, error, warn, info, debug, trace or silent
+    format: 'json',                  // 'json' (one pino object per line) or 'pretty' for a terminal
+  },
+
+  tui: false,                        // live status view instead of logs on stdout
+});
+`;

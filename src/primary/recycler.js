@@ -1,0 +1,145 @@
+// The recycle procedure of DESIGN §4, and the drain-then-kill used by every planned exit:
+// a full GC first when it may help, the replacement forked and ready before the old worker is
+// touched, then disconnect (it stops accepting and finishes in-flight work), then SIGTERM and
+// SIGKILL to its whole tree after killTimeout.
+import { EventEmitter } from 'node:events';
+import { EVENTS, MEMORY_REASONS, SPAWN_CAUSES, STATES } from '../constants.js';
+import { KIND } from '../protocol.js';
+import { transition } from '../core/worker-state.js';
+import { readTree, buildSample } from './poller.js';
+import { treeOf, rememberTree, signalAll, stillAlive } from './kill-tree.js';
+
+const KILL_GRACE_MS = 2000;   // SIGTERM → SIGKILL
+const GC_TIMEOUT_MS = 10_000; // a full GC of a multi-GB heap takes seconds
+
+export class Recycler extends EventEmitter {
+  /**
+   * @param {object} o
+   * @param {import('./pool.js').Pool} o.pool
+   * @param {import('../types.js').Config} o.config
+   * @param {{current:any, cooldownUntil:number}[]} o.slots
+   * @param {(level:string, fields:object, msg:string) => void} o.emit
+   * @param {(slot:number, cause:string) => any} o.spawn
+   * @param {(h:any, verdict:object, sample:object) => boolean} o.stillOver  re-check after a GC
+   * @param {() => number} o.now
+   */
+  constructor(o) {
+    super();
+    Object.assign(this, o);
+    this.busy = new Set();
+    this.reaping = new Set();
+    this.gcMinIntervalMs = Math.max(60_000, 30 * o.config.pollInterval);
+  }
+
+  /** Room for one more recycle now (maxConcurrent), and the slot not already recycling. */
+  hasRoom(slot) {
+    return !this.busy.has(slot) && this.busy.size < this.config.recycle.maxConcurrent;
+  }
+
+  /** Wait until hasRoom(slot): manual recycles and reloads queue rather than exceed maxConcurrent. */
+  async waitForRoom(slot) {
+    while (!this.hasRoom(slot)) await EventEmitter.once(this, 'freed');
+  }
+
+  /**
+   * Replace the worker in `slot` for verdict v. Resolves with what happened:
+   * 'recycled' | 'gc' (a full GC brought it under) | 'failed' (replacement not ready) | 'skipped'.
+   */
+  async recycle(slot, v) {
+    const s = this.slots[slot];
+    const old = s.current;
+    if (!old || old.state !== STATES.READY || this.busy.has(slot)) return 'skipped';
+    this.busy.add(slot);
+    const decidedAt = this.now();
+    try {
+      if (this.config.gcBeforeRecycle && MEMORY_REASONS.has(v.reason) && decidedAt - (old.lastGcAt ?? -Infinity) >= this.gcMinIntervalMs) {
+        old.lastGcAt = decidedAt;
+        if (await this.#gcHelped(old, v)) return 'gc';
+      }
+      const last = old.window.last();
+      this.emit('event', 'warn', {
+        event: EVENTS.WORKER_RECYCLE, slot, pid: old.pid, reason: v.reason, value: v.value, limit: v.limit,
+        uptimeMs: decidedAt - old.startedAt, memory: breakdown(last), trend: v.trend ?? null, ...(v.kind ? { kind: v.kind } : {}),
+      }, `slot ${slot} recycled: ${v.reason}`);
+      const next = this.spawn(slot, SPAWN_CAUSES.REPLACE);
+      if (!(await this.pool.whenReady(next, this.config.recycle.readyTimeout))) {
+        this.emit('event', 'error', { event: EVENTS.RECYCLE_FAILED, slot, pid: old.pid, reason: v.reason, replacementPid: next.pid, readyTimeoutMs: this.config.recycle.readyTimeout },
+          `slot ${slot}: replacement not ready within readyTimeout; the old worker keeps serving`);
+        s.cooldownUntil = this.now() + this.config.recycle.readyTimeout;
+        await this.retire(next, { reason: v.reason, decidedAt });
+        return 'failed';
+      }
+      if (s.current === old) s.current = next;
+      await this.retire(old, { reason: v.reason, decidedAt });
+      return 'recycled';
+    } finally {
+      this.busy.delete(slot);
+      this.emit('freed');
+    }
+  }
+
+  // DESIGN §4 step 2: a full GC, a fresh sample, and the recycle only if still over.
+  async #gcHelped(h, v) {
+    const before = h.window.last();
+    const r = await this.pool.request(h, KIND.GC, {}, GC_TIMEOUT_MS);
+    if (!r) return false;
+    const sample = buildSample(this.now(), h.pid, readTree(h), r.after);
+    h.window.push(sample);
+    const over = this.stillOver(h, v, sample);
+    this.emit('event', 'info', {
+      event: EVENTS.WORKER_GC, slot: h.slot, pid: h.pid, reason: v.reason,
+      rssBefore: before?.treeRss ?? before?.rss ?? null, rssAfter: sample.treeRss,
+      heapBefore: r.before.heapUsed, heapAfter: sample.heapUsed, stillOver: over,
+    }, `slot ${h.slot}: full GC ${over ? 'did not bring it under' : 'brought it under'} the ${v.reason} limit`);
+    return !over;
+  }
+
+  /** Drain h and wait for its exit; SIGTERM then SIGKILL its tree if it outlives killTimeout. */
+  async retire(h, { reason, decidedAt }) {
+    if (h.state === STATES.EXITED) return h.exited;
+    h.retiring ??= { reason, decidedAt };
+    if (h.state === STATES.READY || h.state === STATES.SPAWNING) {
+      h.state = transition(h.state, STATES.DRAINING); // READY|SPAWNING -> DRAINING
+      h.drainStartedAt = this.now();
+      this.pool.disconnect(h);
+    }
+    const timer = setTimeout(() => this.forceKill(h), this.config.recycle.killTimeout);
+    const info = await h.exited;
+    clearTimeout(timer);
+    return info;
+  }
+
+  /** SIGTERM h and everything below it now, SIGKILL what is left KILL_GRACE_MS later. */
+  async forceKill(h) {
+    if (h.state === STATES.EXITED) return;
+    h.forced = true;
+    if (h.state !== STATES.KILLING) h.state = transition(h.state, STATES.KILLING); // -> KILLING
+    const now = rememberTree(await treeOf(h.pid));
+    const known = new Map([...h.tree, ...now].map((p) => [p.pid, p]));
+    this.reap([...known.values()]);
+  }
+
+  /** SIGTERM the remembered processes, SIGKILL the survivors after a grace; tracked so stop waits. */
+  reap(remembered) {
+    const alive = stillAlive(remembered);
+    if (!alive.length) return;
+    signalAll(alive, 'SIGTERM');
+    const done = new Promise((resolve) => {
+      setTimeout(() => {
+        signalAll(stillAlive(remembered), 'SIGKILL');
+        resolve();
+      }, KILL_GRACE_MS);
+    });
+    this.reaping.add(done);
+    done.then(() => this.reaping.delete(done));
+  }
+}
+
+/** The memory breakdown a worker.recycle event carries. */
+export function breakdown(s) {
+  if (!s) return null;
+  return {
+    rss: s.treeRss ?? s.rss, heapUsed: s.heapUsed, heapTotal: s.heapTotal, external: s.external,
+    arrayBuffers: s.arrayBuffers, native: s.native, children: s.childrenRss,
+  };
+}

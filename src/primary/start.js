@@ -1,0 +1,62 @@
+// Starting a supervisor from CLI arguments: load and validate the config, bind the control socket
+// and the metrics port, and only then fork. Resolves with the exit code once it has stopped.
+import { loadConfig, flagsToConfig } from '../config/load.js';
+import { EXIT } from '../errors.js';
+import { createLogger } from '../report/logger.js';
+import { createMetrics, startMetricsServer } from '../report/metrics.js';
+import { runDir, ensureRunDir } from '../run-dir.js';
+import { startControlServer } from './control-server.js';
+import { Supervisor } from './supervisor.js';
+import { handleSignals } from './signals.js';
+import { controlHandlers } from './control-handlers.js';
+
+/** Start from yargs argv; resolves with the process exit code. */
+export async function startSupervisor({ argv, cwd }) {
+  const config = await loadConfig({ cwd, configPath: argv.config, flags: flagsToConfig(argv), script: argv.script, appArgs: argv['--'] ?? [] });
+  return runSupervisor(config);
+}
+
+/** Run a validated config until it stops. */
+export async function runSupervisor(config, { tuiScreen } = {}) {
+  const dir = runDir();
+  ensureRunDir(dir);
+  const logDestination = config.tui ? `${dir}/${config.name}.log` : 1;
+  const logger = createLogger({ level: config.log.level, format: config.log.format, name: config.name, destination: logDestination });
+  const sup = new Supervisor(config, { logger, stdout: config.tui ? 'ignore' : 'inherit' });
+
+  const control = await startControlServer({ name: config.name, dir, handlers: controlHandlers(sup), logger });
+  let metricsServer = null;
+  let metrics = null;
+  if (config.metrics) {
+    metrics = createMetrics({ getSnapshot: () => sup.snapshot(), events: sup.events, name: config.name });
+    try {
+      metricsServer = await startMetricsServer({ metrics, host: config.metrics.host, port: config.metrics.port, isReady: () => sup.isReady() });
+    } catch (err) {
+      await control.close();
+      throw err;
+    }
+  }
+
+  const unhook = handleSignals(sup, {});
+  sup.start();
+  if (config.tui) runTui(sup, tuiScreen);
+  await sup.done;
+  unhook();
+  await Promise.allSettled([control.close(), metricsServer?.close(), metrics?.close()]);
+  if (sup.fatal) {
+    process.stderr.write(`nodesup: ${sup.fatal.message}\n`);
+    if (sup.fatal.appError) process.stderr.write(`nodesup: the app's last error output:\n${sup.fatal.appError}\n`);
+    return EXIT.RUNTIME;
+  }
+  return sup.forced ? EXIT.RUNTIME : EXIT.OK;
+}
+
+async function runTui(sup) {
+  const { runStatusScreen } = await import('../report/status-screen.js');
+  const handlers = controlHandlers(sup);
+  await runStatusScreen({
+    fetchSnapshot: async () => sup.snapshot(),
+    actions: { recycle: (slot) => handlers.recycle({ slot }), reload: () => handlers.reload(), inspect: (slot) => handlers.inspect({ slot }) },
+  });
+  sup.stop('tui');
+}

@@ -1,0 +1,54 @@
+// A process's descendants from /proc, without spawning anything: each thread's `children` file
+// lists the processes it forked (Linux ≥ 3.5 with CONFIG_PROC_CHILDREN, on in every distro kernel).
+// Node built-ins only: the agent imports this too.
+import fs from 'node:fs';
+
+/** True when /proc exposes children lists; otherwise callers fall back to pidtree. */
+export const hasChildrenFiles = (() => {
+  try {
+    fs.accessSync(`/proc/${process.pid}/task/${process.pid}/children`);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Direct children of pid (every thread's list: libuv may fork from a worker thread). */
+export function childrenOf(pid) {
+  let tids;
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const tid of tids) {
+    let text;
+    try {
+      text = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'latin1');
+    } catch {
+      continue;
+    }
+    for (const part of text.split(' ')) {
+      const n = Number(part);
+      if (n > 0) out.push(n);
+    }
+  }
+  return out;
+}
+
+/** Every descendant of pid, breadth first; [] when pid is gone or /proc says nothing. */
+export function descendantsOf(pid) {
+  if (!hasChildrenFiles) return [];
+  const out = [];
+  const queue = childrenOf(pid);
+  const seen = new Set();
+  while (queue.length) {
+    const p = queue.shift();
+    if (seen.has(p)) continue;
+    seen.add(p);
+    out.push(p);
+    for (const c of childrenOf(p)) queue.push(c);
+  }
+  return out;
+}

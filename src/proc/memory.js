@@ -1,0 +1,110 @@
+// Per-process memory and fd counts read straight from /proc: no process spawned per poll (the
+// woodpecker of seed 003 shelled out to awk every tick). A process that vanished mid-read gives
+// null, never 0, so a failed probe cannot look like a healthy worker.
+import fs from 'node:fs';
+
+const hasRollup = (() => {
+  try {
+    fs.accessSync(`/proc/${process.pid}/smaps_rollup`);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** {rss, pss, anon} in bytes for pid, or null when it cannot be read (gone, no permission). */
+export function readMemory(pid) {
+  let text;
+  try {
+    text = fs.readFileSync(hasRollup ? `/proc/${pid}/smaps_rollup` : `/proc/${pid}/status`, 'latin1');
+  } catch {
+    return null;
+  }
+  return hasRollup ? parseRollup(text) : parseStatus(text);
+}
+
+/** Parse smaps_rollup text: Rss, Pss and Anonymous lines in kB. */
+export function parseRollup(text) {
+  const rss = field(text, '\nRss:');
+  if (rss === null) return null;
+  return { rss, pss: field(text, '\nPss:'), anon: field(text, '\nAnonymous:') };
+}
+
+/** Parse /proc/<pid>/status text (kernels without smaps_rollup): VmRSS and RssAnon. */
+export function parseStatus(text) {
+  const rss = field(text, '\nVmRSS:');
+  if (rss === null) return null;
+  return { rss, pss: null, anon: field(text, '\nRssAnon:') };
+}
+
+function field(text, label) {
+  const i = text.indexOf(label);
+  if (i < 0) return null;
+  let j = i + label.length;
+  while (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9) j++;
+  let n = 0;
+  let digits = 0;
+  for (let c = text.charCodeAt(j); c >= 48 && c <= 57; c = text.charCodeAt(++j)) {
+    n = n * 10 + (c - 48);
+    digits++;
+  }
+  return digits ? n * 1024 : null;
+}
+
+/** Number of open file descriptors of pid, or null. */
+export function countFds(pid) {
+  try {
+    return fs.readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return null;
+  }
+}
+
+/** Start time of pid in clock ticks since boot (field 22 of stat), to tell a reused pid apart. */
+export function startTime(pid) {
+  let text;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return null;
+  }
+  // comm (field 2) may hold spaces and parentheses: count fields after the last ')'.
+  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const v = Number(rest[19]);
+  return Number.isFinite(v) ? v : null;
+}
+
+/** Anonymous mappings of pid from smaps, and how many are 256 KiB (V8 heap pages, seed 001). On demand only: smaps is large. */
+export function countAnonMappings(pid) {
+  let text;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/smaps`, 'latin1');
+  } catch {
+    return null;
+  }
+  return parseAnonMappings(text);
+}
+
+/** Parse smaps text into {anonymous, v8Pages, anonRss}. */
+export function parseAnonMappings(text) {
+  let anonymous = 0;
+  let v8Pages = 0;
+  let anonRss = 0;
+  const lines = text.split('\n');
+  let current = null;
+  for (const line of lines) {
+    const m = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (m) {
+      const size = parseInt(m[2], 16) - parseInt(m[1], 16);
+      const name = m[4];
+      current = m[3] === '0' && (name === '' || name.startsWith('[anon')) ? { size } : null;
+      if (current) {
+        anonymous++;
+        if (size === 256 * 1024) v8Pages++;
+      }
+    } else if (current && line.startsWith('Rss:')) {
+      anonRss += Number(/\d+/.exec(line)[0]) * 1024;
+    }
+  }
+  return { anonymous, v8Pages, anonRss };
+}

@@ -1,0 +1,15 @@
+// pino on stdout: one JSON object per line, or pino-pretty for people at a terminal. Synchronous
+// writes: events are rare (no logging on an idle tick), and a sync destination cannot lose the last
+// lines when the primary exits.
+import pino from 'pino';
+import pretty from 'pino-pretty';
+
+/** A pino logger for the primary. `destination` is a fd or a path (the --tui log file). */
+export function createLogger({ level = 'info', format = 'json', name, destination = 1 }) {
+  // No `pid` in base: events carry the worker's pid in that field; the primary's is in supervisor.start.
+  const opts = { level, base: { name }, timestamp: pino.stdTimeFunctions.isoTime };
+  if (format === 'pretty') {
+    return pino(opts, pretty({ destination, sync: true, colorize: destination === 1 && process.stdout.isTTY, ignore: 'hostname' }));
+  }
+  return pino(opts, pino.destination({ dest: destination, sync: true, mkdir: true }));
+}

@@ -1,0 +1,169 @@
+// Preloaded into every worker with --import. Node built-ins only, unref'd timers, and it talks on
+// the NODE_-prefixed internal channel so the app's own IPC messages are untouched (protocol.js).
+// It answers the primary's requests, counts requests, and makes a drain graceful: no keep-alive
+// socket is closed under a client that may be sending on it.
+import cluster from 'node:cluster';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import dc from 'node:diagnostics_channel';
+import { monitorEventLoopDelay, performance, PerformanceObserver, constants as perf } from 'node:perf_hooks';
+import { KIND, message, isOurs } from '../protocol.js';
+import { descendantsOf } from '../proc/descendants.js';
+import { hooks, runShutdownHooks } from './hooks.js';
+
+const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
+
+if (cluster.isWorker && typeof process.send === 'function') start();
+
+function start() {
+  const state = { requests: 0, draining: false, servers: new Set(), gc: newGcTotals(), elu: performance.eventLoopUtilization() };
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) addGc(state.gc, e);
+  }).observe({ entryTypes: ['gc'] });
+
+  dc.subscribe('http.server.request.start', ({ response, server }) => {
+    state.requests++;
+    if (!state.servers.has(server)) state.servers.add(server);
+    // Draining: this response tells the client to close, so it never reuses a socket we close.
+    if (state.draining) response.shouldKeepAlive = false;
+  });
+
+  const handlers = {
+    [KIND.STATS]: (req) => stats(state, delay, req.detail),
+    [KIND.GC]: (req) => {
+      const before = process.memoryUsage();
+      fullGc();
+      return { before, after: stats(state, delay, req.detail) };
+    },
+    [KIND.DRAIN]: () => { drain(state); return { draining: true }; },
+    [KIND.HEAP_SNAPSHOT]: (req) => ({ file: v8.writeHeapSnapshot(req.file) }),
+  };
+
+  process.on('internalMessage', (msg) => {
+    if (!isOurs(msg) || !handlers[msg.kind]) return;
+    let reply;
+    try {
+      reply = message(KIND.REPLY, { id: msg.id, ok: true, result: handlers[msg.kind](msg) });
+    } catch (err) {
+      reply = message(KIND.REPLY, { id: msg.id, ok: false, error: String(err?.message ?? err) });
+    }
+    if (process.connected) process.send(reply);
+  });
+
+  // A planned disconnect (the primary drained us) has closed every server and connection: run
+  // the app's shutdown hooks and leave, rather than wait for timers the app forgot to clear.
+  process.on('disconnect', () => {
+    if (!cluster.worker.exitedAfterDisconnect) return;
+    runShutdownHooks().finally(() => process.exit(0));
+  });
+
+  // Children do not follow their parent out. If we exit because the primary is gone nobody else
+  // will reap them, so they get SIGKILL; otherwise SIGTERM and the primary follows up.
+  process.on('exit', () => {
+    const orphaned = !cluster.worker.exitedAfterDisconnect && !process.connected;
+    for (const pid of descendantsOf(process.pid)) {
+      try { process.kill(pid, orphaned ? 'SIGKILL' : 'SIGTERM'); } catch { /* already gone */ }
+    }
+  });
+
+  // Ctrl-C in a terminal signals the whole process group. The primary turns it into a drain; a
+  // worker dying on it at once would drop its in-flight requests.
+  process.on('SIGINT', () => {});
+
+  process.send(message(KIND.HELLO, { pid: process.pid, node: process.version }));
+}
+
+let gcFn;
+function fullGc() {
+  // --expose-gc is the app's choice, not ours: switch it on at run time and take gc() from a
+  // fresh context, leaving the app's global untouched.
+  if (!gcFn) {
+    v8.setFlagsFromString('--expose-gc');
+    gcFn = vm.runInNewContext('gc');
+  }
+  gcFn();
+}
+
+function drain(state) {
+  state.draining = true;
+  for (const server of state.servers) {
+    // cluster's disconnect calls server.close(), which closes idle keep-alive sockets at once and
+    // races a client about to send on one. Idle sockets instead get Node's usual idle timeout.
+    const closeIdle = server.closeIdleConnections;
+    if (typeof closeIdle !== 'function') continue;
+    server.closeIdleConnections = () => {};
+    setTimeout(() => { delete server.closeIdleConnections; closeIdle.call(server); }, IDLE_GRACE_MS).unref();
+  }
+  for (const hook of hooks().onDrain) {
+    try { hook(); } catch { /* the app's problem, not the drain's */ }
+  }
+}
+
+function stats(state, delay, detail) {
+  const mem = process.memoryUsage();
+  const heap = v8.getHeapStatistics();
+  let newSpace = null;
+  const spaces = v8.getHeapSpaceStatistics();
+  for (const s of spaces) if (s.space_name === 'new_space') newSpace = s.space_size;
+  const elu = performance.eventLoopUtilization(state.elu);
+  state.elu = performance.eventLoopUtilization();
+  const out = {
+    pid: process.pid,
+    rss: mem.rss,
+    heapUsed: mem.heapUsed,
+    heapTotal: mem.heapTotal,
+    external: mem.external,
+    arrayBuffers: mem.arrayBuffers,
+    heapLimit: heap.heap_size_limit,
+    newSpace,
+    gcCount: state.gc.count,
+    gcMs: state.gc.ms,
+    majorGcCount: state.gc.major,
+    elu: elu.utilization,
+    delayP50: delay.count ? delay.percentile(50) / 1e6 : null,
+    delayP99: delay.count ? delay.percentile(99) / 1e6 : null,
+    delayMax: delay.count ? delay.max / 1e6 : null,
+    requests: state.requests,
+    handles: process.getActiveResourcesInfo().length,
+    draining: state.draining,
+  };
+  delay.reset();
+  if (detail) {
+    out.heapSpaces = spaces.map((s) => ({ name: s.space_name, size: s.space_size, used: s.space_used_size, available: s.space_available_size }));
+    out.heap = heap;
+    out.gcByKind = { ...state.gc.byKind };
+    out.resources = countBy(process.getActiveResourcesInfo());
+    out.execArgv = process.execArgv;
+  }
+  return out;
+}
+
+function newGcTotals() {
+  return { count: 0, ms: 0, major: 0, byKind: { minor: { count: 0, ms: 0 }, major: { count: 0, ms: 0 }, incremental: { count: 0, ms: 0 }, weakcb: { count: 0, ms: 0 } } };
+}
+
+const GC_KIND = {
+  [perf.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [perf.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [perf.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [perf.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
+};
+
+function addGc(totals, entry) {
+  totals.count++;
+  totals.ms += entry.duration;
+  const kind = GC_KIND[entry.detail?.kind] ?? 'minor';
+  if (kind === 'major') totals.major++;
+  totals.byKind[kind].count++;
+  totals.byKind[kind].ms += entry.duration;
+}
+
+function countBy(list) {
+  const out = {};
+  for (const x of list) out[x] = (out[x] ?? 0) + 1;
+  return out;
+}
+

@@ -1,0 +1,45 @@
+import test from 'ava';
+import { fileURLToPath } from 'node:url';
+import { readCgroup, readCgroupMemoryCurrent } from '../../src/config/cgroup.js';
+
+const fixture = (name) => fileURLToPath(new URL(`../fixtures/cgroup/${name}`, import.meta.url));
+const MiB = 1024 ** 2;
+
+const table = [
+  ['v2', { version: 2, memoryLimit: 512 * MiB, memoryCurrent: 100 * MiB, cpuQuota: 2 }],
+  ['v2-unlimited', { version: 2, memoryLimit: null, memoryCurrent: 50 * MiB, cpuQuota: null }],
+  ['v1', { version: 1, memoryLimit: 1024 * MiB, memoryCurrent: 256 * MiB, cpuQuota: 1.5 }],
+  // v1 writes "no limit" as 9223372036854771712 and "no quota" as -1.
+  ['v1-unlimited', { version: 1, memoryLimit: null, memoryCurrent: 12570624, cpuQuota: null }],
+  ['none', { version: null, memoryLimit: null, memoryCurrent: null, cpuQuota: null }],
+  ['does-not-exist', { version: null, memoryLimit: null, memoryCurrent: null, cpuQuota: null }],
+  // A file where a directory should be must not throw either.
+  ['v2/memory.max', { version: null, memoryLimit: null, memoryCurrent: null, cpuQuota: null }],
+];
+
+for (const [name, want] of table) {
+  test(`readCgroup: ${name}`, (t) => {
+    t.deepEqual(readCgroup(fixture(name)), want);
+  });
+  test(`readCgroupMemoryCurrent: ${name}`, (t) => {
+    t.is(readCgroupMemoryCurrent(fixture(name)), want.memoryCurrent);
+  });
+}
+
+test('NODESUP_CGROUP_ROOT is the default root', (t) => {
+  const before = process.env.NODESUP_CGROUP_ROOT;
+  process.env.NODESUP_CGROUP_ROOT = fixture('v1');
+  try {
+    t.is(readCgroup().memoryLimit, 1024 * MiB);
+    t.is(readCgroupMemoryCurrent(), 256 * MiB);
+  } finally {
+    if (before === undefined) delete process.env.NODESUP_CGROUP_ROOT;
+    else process.env.NODESUP_CGROUP_ROOT = before;
+  }
+});
+
+test('the real /sys/fs/cgroup reads without throwing, unknown as null', (t) => {
+  const c = readCgroup('/sys/fs/cgroup');
+  t.true([1, 2, null].includes(c.version));
+  for (const k of ['memoryLimit', 'memoryCurrent', 'cpuQuota']) t.true(c[k] === null || (typeof c[k] === 'number' && c[k] > 0), k);
+});

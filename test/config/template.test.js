@@ -1,0 +1,35 @@
+import test from 'ava';
+import { mkdtemp, writeFile, mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CONFIG_TEMPLATE } from '../../src/config/template.js';
+import { loadConfig, resolveWorkers } from '../../src/config/load.js';
+import { defaultConfig } from '../../src/config/validate.js';
+
+test('the template loads as written and says exactly the defaults', async (t) => {
+  const cwd = await mkdtemp(join(tmpdir(), 'nodesup-template-'));
+  t.teardown(() => rm(cwd, { recursive: true, force: true }));
+  // A stand-in for the installed package, so `import { defineConfig } from 'nodesup'` resolves.
+  await mkdir(join(cwd, 'node_modules/nodesup'), { recursive: true });
+  await writeFile(join(cwd, 'node_modules/nodesup/package.json'), '{"name":"nodesup","type":"module","exports":"./index.js"}');
+  await writeFile(join(cwd, 'node_modules/nodesup/index.js'), 'export const defineConfig = (c) => c;\n');
+  await writeFile(join(cwd, 'package.json'), '{"type":"module"}');
+  await writeFile(join(cwd, 'supervisor.config.js'), CONFIG_TEMPLATE);
+  await writeFile(join(cwd, 'server.js'), '');
+
+  const c = await loadConfig({ cwd, script: 'server.js' });
+  const { name, script, configFile, workers, ...rest } = c;
+  const { workers: defaultWorkers, ...defaults } = defaultConfig();
+  t.deepEqual(rest, defaults);
+  t.is(workers, resolveWorkers(defaultWorkers));
+  t.is(name, 'server');
+  t.is(configFile, join(cwd, 'supervisor.config.js'));
+});
+
+test('the template mentions every key', (t) => {
+  const keys = ['name', 'script', 'args', 'env', 'nodeArgs', 'workers', 'pollInterval', 'limits', 'rss', 'heapUsed',
+    'native', 'totalRss', 'maxAge', 'maxRequests', 'jitter', 'sustain', 'leak', 'gcBeforeRecycle', 'recycle',
+    'readyTimeout', 'killTimeout', 'maxConcurrent', 'restart', 'initialDelay', 'maxDelay', 'maxCrashes', 'crashWindow',
+    'unresponsive', 'metrics', 'log', 'level', 'format', 'tui'];
+  for (const k of keys) t.regex(CONFIG_TEMPLATE, new RegExp(`\\b${k}:`), k);
+});

@@ -1,0 +1,46 @@
+import test from 'ava';
+import { restartDelay, crashesInWindow, shouldGiveUp } from '../../src/core/backoff.js';
+import { planRecycles } from '../../src/core/recycle-plan.js';
+import { canTransition, transition } from '../../src/core/worker-state.js';
+import { SampleWindow } from '../../src/core/sample-window.js';
+
+const restart = { initialDelay: 100, maxDelay: 30_000, maxCrashes: 3, crashWindow: 60_000 };
+
+test('restartDelay grows exponentially and is capped', (t) => {
+  t.deepEqual([1, 2, 3, 4, 10, 100].map((n) => restartDelay(n, restart)), [100, 200, 400, 800, 30_000, 30_000]);
+});
+
+test('crashesInWindow keeps only recent crashes; shouldGiveUp at maxCrashes', (t) => {
+  t.deepEqual(crashesInWindow([1000, 50_000, 70_000], 100_000, 60_000), [50_000, 70_000]);
+  t.false(shouldGiveUp(2, restart));
+  t.true(shouldGiveUp(3, restart));
+});
+
+test('planRecycles: maxConcurrent, busy slots skipped, duplicates dropped', (t) => {
+  const wanted = [{ slot: 0, reason: 'rss' }, { slot: 1, reason: 'heap' }, { slot: 0, reason: 'max-age' }, { slot: 2, reason: 'leak' }];
+  t.deepEqual(planRecycles(wanted, new Set(), 1), { start: [wanted[0]], deferred: [wanted[1], wanted[3]] });
+  t.deepEqual(planRecycles(wanted, new Set([0]), 2), { start: [wanted[1]], deferred: [wanted[3]] });
+  t.deepEqual(planRecycles(wanted, new Set([5, 6]), 2), { start: [], deferred: [wanted[0], wanted[1], wanted[3]] });
+});
+
+test('worker states: legal and illegal transitions', (t) => {
+  t.true(canTransition('spawning', 'ready'));
+  t.true(canTransition('ready', 'draining'));
+  t.true(canTransition('draining', 'killing'));
+  t.false(canTransition('draining', 'ready'));
+  t.false(canTransition('exited', 'ready'));
+  t.throws(() => transition('killing', 'ready'), { message: 'impossible worker transition killing -> ready' });
+});
+
+test('SampleWindow: bounded by age and count, series skips nulls', (t) => {
+  const w = new SampleWindow({ maxAgeMs: 5000, maxSamples: 4 });
+  for (let i = 0; i <= 10; i++) w.push({ t: i * 1000, heapUsed: i % 3 === 0 ? null : i });
+  t.is(w.size, 4);
+  t.is(w.last().t, 10_000);
+  t.deepEqual(w.series('heapUsed'), [[7000, 7], [8000, 8], [10_000, 10]]);
+  t.deepEqual(w.since(9000).map((s) => s.t), [9000, 10_000]);
+  t.is(w.span(), 3000);
+  const byAge = new SampleWindow({ maxAgeMs: 2500 });
+  for (let i = 0; i <= 10; i++) byAge.push({ t: i * 1000 });
+  t.deepEqual(byAge.samples.map((s) => s.t), [8000, 9000, 10_000]);
+});

@@ -1,0 +1,119 @@
+// Starts the real CLI with execa, reads its NDJSON stdout as events, and cleans up every process
+// the run started, whatever the test did.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+import { execa } from 'execa';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = path.join(ROOT, 'bin/nodesup.js');
+export const APPS = path.join(ROOT, 'test/fixtures/apps');
+export const app = (name) => path.join(APPS, name);
+
+/** A free TCP port on loopback. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A private run dir and scratch dir for one test. */
+export function scratch() {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'nodesup-test-'));
+}
+
+/** Run `nodesup <args>` to completion (for commands that exit). */
+export function runCli(args, opts = {}) {
+  return execa(process.execPath, [BIN, ...args], { reject: false, timeout: 60_000, cwd: opts.cwd ?? scratch(), env: opts.env, ...opts.execa });
+}
+
+/**
+ * Start `nodesup start …` in the background. Returns a handle with the parsed events, waitFor(),
+ * pids seen, and stop/kill helpers. t.teardown cleans up everything it started.
+ */
+export function startCli(t, args, { env = {}, cwd } = {}) {
+  const runDir = scratch();
+  const child = execa(process.execPath, [BIN, 'start', ...args], {
+    cwd: cwd ?? runDir, reject: false, buffer: { stdout: false, stderr: true },
+    env: { NODESUP_RUN_DIR: runDir, ...env },
+  });
+  const run = {
+    child, runDir, events: [], lines: [], pids: new Set(), waiters: [],
+    waitFor: (pred, { timeout = 60_000, what = 'event' } = {}) => waitFor(run, pred, timeout, what),
+    count: (pred) => run.events.filter(pred).length,
+  };
+  let buf = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => {
+    buf += chunk;
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      run.lines.push(line);
+      let ev;
+      try { ev = JSON.parse(line); } catch { continue; }
+      if (ev.pid && ev.event === 'worker.spawn') run.pids.add(ev.pid);
+      if (ev.fixture && ev.child) run.pids.add(ev.child);
+      run.events.push(ev);
+      for (const w of [...run.waiters]) w.check(ev);
+    }
+  });
+  run.exited = child.then((r) => r);
+  t.teardown(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await run.exited;
+    for (const pid of run.pids) try { process.kill(pid, 'SIGKILL'); } catch {}
+    fs.rmSync(runDir, { recursive: true, force: true });
+  });
+  return run;
+}
+
+function waitFor(run, pred, timeout, what) {
+  const found = run.events.find(pred);
+  if (found) return Promise.resolve(found);
+  return new Promise((resolve, reject) => {
+    const w = {
+      check: (ev) => { if (pred(ev)) { done(); resolve(ev); } },
+    };
+    const timer = setTimeout(() => { done(); reject(new Error(`timed out after ${timeout} ms waiting for ${what}; last lines:\n${run.lines.slice(-15).join('\n')}`)); }, timeout);
+    const onExit = () => { done(); reject(new Error(`nodesup exited while waiting for ${what}; last lines:\n${run.lines.slice(-15).join('\n')}`)); };
+    run.exited.then(() => setImmediate(() => { if (run.waiters.includes(w)) onExit(); }));
+    function done() { clearTimeout(timer); run.waiters.splice(run.waiters.indexOf(w), 1); }
+    run.waiters.push(w);
+  });
+}
+
+/** True while pid exists (and is not a zombie). */
+export function alive(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Wait until none of pids is alive; resolves with those still alive at the deadline. */
+export async function waitGone(pids, timeout = 20_000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const left = [...pids].filter(alive);
+    if (!left.length || Date.now() > deadline) return left;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** GET a URL on loopback; resolves {status, body}. */
+export async function get(url) {
+  const res = await fetch(url);
+  return { status: res.status, body: await res.text() };
+}

@@ -1,0 +1,47 @@
+import test from 'ava';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { parseRollup, parseStatus, parseAnonMappings, readMemory, countFds, startTime } from '../../src/proc/memory.js';
+import { descendantsOf } from '../../src/proc/descendants.js';
+
+test('parseRollup reads Rss, Pss and Anonymous in bytes', (t) => {
+  const text = '55d0c0000000-7ffd00000000 ---p 00000000 00:00 0   [rollup]\nRss:              45120 kB\nPss:              41000 kB\nPss_Anon:          7000 kB\nAnonymous:         7168 kB\n';
+  t.deepEqual(parseRollup(text), { rss: 45120 * 1024, pss: 41000 * 1024, anon: 7168 * 1024 });
+  t.is(parseRollup('nonsense'), null);
+});
+
+test('parseStatus is the fallback without smaps_rollup', (t) => {
+  t.deepEqual(parseStatus('Name:\tnode\nVmRSS:\t  2048 kB\nRssAnon:\t 1024 kB\n'), { rss: 2048 * 1024, pss: null, anon: 1024 * 1024 });
+});
+
+test('parseAnonMappings counts anonymous mappings and 256 KiB V8 pages', (t) => {
+  const smaps = [
+    '7f0000000000-7f0000040000 rw-p 00000000 00:00 0 ',
+    'Rss:                 256 kB',
+    '7f0000100000-7f0000140000 rw-p 00000000 00:00 0 ',
+    'Rss:                 128 kB',
+    '7f0000200000-7f0000300000 rw-p 00000000 00:00 0                          [heap]',
+    'Rss:                1024 kB',
+    '7f0000400000-7f0000401000 r--p 00000000 08:01 1234                       /usr/bin/node',
+    'Rss:                   4 kB',
+  ].join('\n');
+  t.deepEqual(parseAnonMappings(smaps), { anonymous: 2, v8Pages: 2, anonRss: 384 * 1024 });
+});
+
+test('live /proc reads: this process is measured, a gone pid is null (never 0)', (t) => {
+  const m = readMemory(process.pid);
+  t.true(m.rss > 10 * 1024 * 1024);
+  t.true(countFds(process.pid) > 2);
+  t.true(startTime(process.pid) > 0);
+  t.is(readMemory(2 ** 22 + 7), null);
+  t.is(countFds(2 ** 22 + 7), null);
+});
+
+test('descendantsOf finds grandchildren without spawning ps', async (t) => {
+  const child = spawn('sh', ['-c', 'sleep 30 & echo started; wait'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  await once(child.stdout, 'data');
+  const tree = descendantsOf(process.pid);
+  t.true(tree.includes(child.pid));
+  t.true(tree.length >= 2, 'the sleep below the shell is found too');
+  for (const pid of tree.reverse()) try { process.kill(pid, 'SIGKILL'); } catch {}
+});
