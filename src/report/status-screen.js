@@ -1,0 +1,192 @@
+// The terminal shell around the pure status view. Why a thin ANSI layer and not ink: the view is
+// already a pure function from snapshot to lines, so what is left is the alternate screen, cursor
+// home, erase-to-end-of-line, and raw keys: about a hundred lines, against React, a reconciler
+// and yoga in the dependency tree of a supervisor that people put in production containers.
+
+import { renderStatus, renderInspect } from './status-view.js';
+import { visibleWidth, truncate, paint } from './ansi.js';
+import { NodesupError } from '../errors.js';
+
+const ENTER = '\x1b[?1049h\x1b[?25l'; // alternate screen, hide cursor
+const LEAVE = '\x1b[?25h\x1b[?1049l';
+const MESSAGE_MS = 5000;
+const KEYS = { '\x1b[A': 'up', '\x1bOA': 'up', k: 'up', '\x1b[B': 'down', '\x1bOB': 'down', j: 'down', q: 'quit', '\x03': 'interrupt', x: 'recycle', r: 'reload', i: 'inspect' };
+
+/** Live status view until the user quits; rejects when the supervisor is unreachable for failAfterMs. */
+export function runStatusScreen({
+  fetchSnapshot, actions = {}, input = process.stdin, output = process.stdout, intervalMs = 1000,
+  failAfterMs = 5000, color = output.hasColors?.() ?? false, signals = process,
+}) {
+  return new Promise((resolve, reject) => {
+    let snapshot = null;
+    let selected = null;
+    let note = null; // { text, level, until }
+    let fetchError = null;
+    let failingSince = null;
+    let overlay = null; // inspect report, shown until any key
+    let timer = null;
+    let done = false;
+    const raw = Boolean(input.isTTY && typeof input.setRawMode === 'function');
+
+    const size = () => ({ width: output.columns || 80, height: output.rows || 24 });
+    const say = (text, level = 'info') => { note = { text, level, until: Date.now() + MESSAGE_MS }; draw(); };
+
+    const draw = () => {
+      if (done) return;
+      const { width, height } = size();
+      const message = fetchError ? { text: fetchError, level: 'error' } : note && note.until > Date.now() ? note : null;
+      let lines;
+      if (overlay) {
+        const body = renderInspect(overlay, { width, color }).slice(0, Math.max(0, height - 1));
+        lines = [...body, paint(truncate('press any key to close', width), 'dim', color)];
+      } else if (snapshot) {
+        lines = renderStatus(snapshot, { width, height, selected, color, message });
+      } else {
+        lines = ['nodesup status', '', message ? message.text : 'connecting to the supervisor…'].map((l) => truncate(l, width));
+      }
+      // Redraw in place: each line erases its own tail, then everything below goes. No full clear,
+      // so no flicker. A full-width line skips the erase (it would eat the last column).
+      let out = '';
+      lines.slice(0, height).forEach((line, i) => {
+        out += `${i === 0 ? '\x1b[H' : `\x1b[${i + 1};1H`}${line}${visibleWidth(line) < width ? '\x1b[K' : ''}`;
+      });
+      if (lines.length < height) out += `\x1b[${lines.length + 1};1H\x1b[J`;
+      output.write(out);
+    };
+
+    const restore = () => {
+      if (restore.done) return;
+      restore.done = true;
+      output.write(LEAVE);
+      if (raw) input.setRawMode(false);
+    };
+    const finish = (err, value) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      input.off('data', onData);
+      output.off('resize', onResize);
+      for (const sig of ['SIGINT', 'SIGTERM']) signals.off(sig, onSignal);
+      signals.off('exit', restore);
+      signals.off('uncaughtExceptionMonitor', restore);
+      restore();
+      input.pause();
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const guard = (fn) => (...args) => { try { fn(...args); } catch (err) { finish(err); } };
+
+    const selectedIndex = () => (snapshot?.slots ?? []).findIndex((s) => s.slot === selected);
+    const move = (by) => {
+      const slots = snapshot?.slots ?? [];
+      if (!slots.length) return;
+      const at = Math.min(slots.length - 1, Math.max(0, selectedIndex() + by));
+      selected = slots[at].slot;
+      draw();
+    };
+    const act = (label, run, onResult = (r) => say(resultText(label, r))) => {
+      say(`${label}…`);
+      Promise.resolve()
+        .then(run)
+        .then((r) => { if (!done) onResult(r); }, (err) => { if (!done) say(`${label} failed: ${err?.message ?? err}`, 'error'); })
+        .finally(refreshSoon)
+        .catch((err) => finish(err));
+    };
+
+    const onKey = (key) => {
+      // Any key closes the overlay, q included; only Ctrl-C goes straight out.
+      if (overlay && key !== 'interrupt') { overlay = null; return draw(); }
+      const slot = selected;
+      switch (key) {
+        case 'quit':
+        case 'interrupt': return finish(null, { reason: 'quit' });
+        case 'up': return move(-1);
+        case 'down': return move(1);
+        case 'recycle':
+          if (slot === null) return say('no worker selected', 'warn');
+          return act(`recycle slot ${slot}`, () => actions.recycle(slot));
+        case 'reload': return act('reload', () => actions.reload());
+        case 'inspect':
+          if (slot === null) return say('no worker selected', 'warn');
+          return act(`inspect slot ${slot}`, () => actions.inspect(slot), (report) => { note = null; overlay = report ?? {}; draw(); });
+        default:
+      }
+    };
+    const onData = guard((chunk) => {
+      const text = String(chunk);
+      for (let i = 0; i < text.length && !done;) {
+        const seq = (text[i] === '\x1b' && /^\x1b(?:\[[0-9;]*[A-Za-z~]|O[A-Za-z])/.exec(text.slice(i))?.[0]) || text[i];
+        i += seq.length;
+        onKey(KEYS[seq] ?? 'other');
+      }
+    });
+    const onResize = guard(() => draw());
+    const onSignal = (signal) => finish(null, { reason: 'signal', signal });
+
+    let inFlight = false;
+    const pollOnce = async () => {
+      if (done) return;
+      inFlight = true;
+      try {
+        const next = await withTimeout(fetchSnapshot(), failAfterMs);
+        if (done) return;
+        const slots = next.slots ?? [];
+        snapshot = next;
+        fetchError = null;
+        failingSince = null;
+        if (!slots.some((s) => s.slot === selected)) selected = slots.length ? slots[0].slot : null;
+      } catch (err) {
+        if (done) return;
+        failingSince ??= Date.now();
+        // The supervisor may be restarting: keep the last picture, say so, and keep trying.
+        fetchError = `cannot reach the supervisor: ${err?.message ?? err} (retrying)`;
+        if (Date.now() - failingSince >= failAfterMs) return finish(lost(err, failAfterMs));
+      } finally {
+        inFlight = false;
+      }
+      draw();
+      clearTimeout(timer);
+      timer = setTimeout(poll, intervalMs);
+    };
+    const poll = () => { pollOnce().catch((err) => finish(err)); };
+    // After an action, show its effect now rather than at the next tick.
+    const refreshSoon = () => {
+      if (done || inFlight) return;
+      clearTimeout(timer);
+      timer = setTimeout(poll, 0);
+    };
+
+    try {
+      output.write(ENTER);
+      if (raw) input.setRawMode(true);
+      input.on('data', onData);
+      input.resume();
+      output.on('resize', onResize);
+      for (const sig of ['SIGINT', 'SIGTERM']) signals.on(sig, onSignal);
+      // Last resorts: leave the terminal usable on process.exit() and before a crash is printed.
+      signals.on('exit', restore);
+      signals.on('uncaughtExceptionMonitor', restore);
+      draw();
+      poll();
+    } catch (err) {
+      finish(err);
+    }
+  });
+}
+
+function resultText(label, result) {
+  if (typeof result === 'string') return `${label}: ${result}`;
+  if (result && typeof result === 'object' && typeof result.message === 'string') return `${label}: ${result.message}`;
+  return `${label}: done`;
+}
+
+function withTimeout(promise, ms) {
+  let t;
+  const timeout = new Promise((_, reject) => { t = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms); });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(t));
+}
+
+function lost(err, ms) {
+  if (err instanceof NodesupError) return err;
+  return new NodesupError('NODESUP_ERR_NOT_RUNNING', `status: no answer from the supervisor for ${Math.round(ms / 1000)} s: ${err?.message ?? err}`, { cause: err });
+}
