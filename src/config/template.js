@@ -8,9 +8,8 @@ export const CONFIG_FILE_NAMES = ['supervisor.config.js', 'supervisor.config.mjs
 export const CONFIG_TEMPLATE = `// nodesup configuration. Every key is shown with its default; delete what you do not change.
 // Sizes read like '512mb', '1.5gb', '800MiB' (binary: 1mb = 1048576 bytes); durations like '500ms',
 // '10s', '6h'; a bare number is bytes or milliseconds. CLI flags (--workers, --max-rss, ...) win.
-import { defineConfig } from 'nodesup';
-
-export default defineConfig({
+// No import: the file loads whether nodesup is installed here, globally or run through npx.
+export default {
   // Names the control socket and labels metrics; default: the script's basename.
   // name: 'api',
 
@@ -63,5 +62,5 @@ export default defineConfig({
   },
 
   tui: false,                        // live status view instead of logs on stdout
-});
+};
 `;

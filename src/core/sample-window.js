@@ -43,6 +43,16 @@ export class SampleWindow {
     return out;
   }
 
+  /** Change per ms of a cumulative field (gcMs, requests) since `since`, or null when unknown. */
+  rateOf(field, since) {
+    const s = this.samples;
+    let first = null;
+    for (let i = 0; i < s.length; i++) if (s[i].t >= since && s[i][field] != null) { first = s[i]; break; }
+    const last = this.last();
+    if (!first || !last || last[field] == null || last.t <= first.t || last[field] < first[field]) return null;
+    return (last[field] - first[field]) / (last.t - first.t);
+  }
+
   /** Time span covered, ms (0 with fewer than two samples). */
   span() {
     const s = this.samples;

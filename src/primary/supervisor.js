@@ -12,7 +12,7 @@ import { pollOnce } from './poller.js';
 import { Recycler } from './recycler.js';
 import { stillAlive } from './kill-tree.js';
 import { buildSnapshot } from './snapshot.js';
-import { leakVerdict } from './leak-watch.js';
+import { leakVerdict, maybeAdvise, workerTrend } from './leak-watch.js';
 
 export class Supervisor {
   /** @param {import('../types.js').Config} config @param {{logger: import('pino').Logger, stdout?: any}} deps */
@@ -27,6 +27,7 @@ export class Supervisor {
     this.crashTimes = [];
     this.counters = { recycles: {}, restarts: 0 };
     this.recentRecycles = [];
+    this.advised = new Set();
     this.cgroup = readCgroup();
     this.totalLimit = resolveTotalLimit(config.limits.totalRss, this.cgroup.memoryLimit);
     this.slots = Array.from({ length: config.workers }, (_, slot) => ({
@@ -152,8 +153,9 @@ export class Supervisor {
     for (const s of this.slots) {
       const h = s.current;
       if (!h || h.state !== STATES.READY || now < s.cooldownUntil) continue;
+      maybeAdvise(this, h, now);
       const v = this.#workerVerdict(s, h, now);
-      if (v) wanted.push({ slot: s.slot, ...v });
+      if (v) wanted.push({ slot: s.slot, trend: workerTrend(h, this.config, now), ...v });
     }
     const fleet = this.#fleetVerdict();
     if (fleet && !wanted.some((w) => w.slot === fleet.slot)) wanted.push(fleet);

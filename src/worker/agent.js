@@ -11,13 +11,14 @@ import { KIND, message, isOurs } from '../protocol.js';
 import { descendantsOf } from '../proc/descendants.js';
 import { hooks, runShutdownHooks } from './hooks.js';
 
-const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
+const IDLE_GRACE_MS = 5000;
+const DELAY_RESOLUTION_MS = 10; // Node's default keepAliveTimeout: idle sockets get what they always got.
 
 if (cluster.isWorker && typeof process.send === 'function') start();
 
 function start() {
   const state = { requests: 0, draining: false, servers: new Set(), gc: newGcTotals(), elu: performance.eventLoopUtilization() };
-  const delay = monitorEventLoopDelay({ resolution: 10 });
+  const delay = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
   delay.enable();
 
   new PerformanceObserver((list) => {
@@ -123,9 +124,10 @@ function stats(state, delay, detail) {
     gcMs: state.gc.ms,
     majorGcCount: state.gc.major,
     elu: elu.utilization,
-    delayP50: delay.count ? delay.percentile(50) / 1e6 : null,
-    delayP99: delay.count ? delay.percentile(99) / 1e6 : null,
-    delayMax: delay.count ? delay.max / 1e6 : null,
+    // The histogram records whole timer intervals; the delay is what exceeds the interval.
+    delayP50: delay.count ? lateBy(delay.percentile(50)) : null,
+    delayP99: delay.count ? lateBy(delay.percentile(99)) : null,
+    delayMax: delay.count ? lateBy(delay.max) : null,
     requests: state.requests,
     handles: process.getActiveResourcesInfo().length,
     draining: state.draining,
@@ -139,6 +141,10 @@ function stats(state, delay, detail) {
     out.execArgv = process.execArgv;
   }
   return out;
+}
+
+function lateBy(ns) {
+  return Math.max(0, ns / 1e6 - DELAY_RESOLUTION_MS);
 }
 
 function newGcTotals() {

@@ -6,6 +6,8 @@ import path from 'node:path';
 import net from 'node:net';
 import { execa } from 'execa';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as delay } from 'node:timers/promises';
+import { request } from '../../src/cli/control-client.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = path.join(ROOT, 'bin/nodesup.js');
@@ -49,6 +51,8 @@ export function startCli(t, args, { env = {}, cwd } = {}) {
     child, runDir, events: [], lines: [], pids: new Set(), waiters: [],
     waitFor: (pred, { timeout = 60_000, what = 'event' } = {}) => waitFor(run, pred, timeout, what),
     count: (pred) => run.events.filter(pred).length,
+    status: () => request({ dir: runDir, op: 'status' }),
+    waitForStatus: (pred, o) => waitForStatus(run, pred, o),
   };
   let buf = '';
   child.stdout.setEncoding('utf8');
@@ -116,4 +120,16 @@ export async function waitGone(pids, timeout = 20_000) {
 export async function get(url) {
   const res = await fetch(url);
   return { status: res.status, body: await res.text() };
+}
+
+// Ask the control socket for status until pred holds: the condition is the supervisor's state,
+// which no event announces.
+async function waitForStatus(run, pred, { timeout = 60_000, what = 'status' } = {}) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const snap = await run.status().catch(() => null);
+    if (snap && pred(snap)) return snap;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await delay(200);
+  }
 }

@@ -1,0 +1,184 @@
+// One client connection on the control socket: newline-delimited JSON in, one reply per request
+// out. Every buffer is bounded and nothing a client sends can throw out of here into the primary.
+
+import { ERROR_CODES } from '../errors.js';
+
+/** Protocol version spoken on the control socket. */
+export const CONTROL_VERSION = 1;
+
+/** Ops a client may send; `ping` needs no handler. */
+export const OPS = Object.freeze(['status', 'reload', 'recycle', 'inspect', 'stop', 'ping']);
+
+/** Serve requests on `socket` with ctx = { name, handlers, logger, opts, sockets }. */
+export function serveConnection(socket, ctx) {
+  const { opts, sockets, logger } = ctx;
+  sockets.add(socket);
+  socket.setTimeout(opts.idleTimeoutMs);
+  socket.on('timeout', () => {
+    logger?.debug?.('control client idle; disconnected');
+    socket.destroy();
+  });
+  socket.on('error', (err) => logger?.debug?.({ err }, 'control client error'));
+  socket.on('close', () => sockets.delete(socket));
+
+  let partial = [];
+  let partialBytes = 0;
+  const queue = [];
+  let inFlight = 0;
+  let ended = false;
+  let discarding = false;
+
+  const send = (reply) => {
+    if (socket.destroyed || socket.writableEnded) return false;
+    // A client that does not read must not make us hold its replies: past the backlog, drop it.
+    if (socket.writableLength > opts.maxWriteBacklog) {
+      logger?.warn?.({ backlog: socket.writableLength }, 'control client does not read its replies; disconnected');
+      socket.destroy();
+      return false;
+    }
+    socket.write(JSON.stringify(reply) + '\n');
+    return true;
+  };
+
+  const pump = () => {
+    while (queue.length > 0 && inFlight < opts.maxInFlight && !socket.writableNeedDrain && !socket.destroyed) {
+      inFlight++;
+      handleLine(queue.shift(), ctx, send)
+        .catch((err) => logger?.error?.({ err }, 'control request failed unexpectedly'))
+        .finally(() => {
+          inFlight--;
+          pump();
+        });
+    }
+    // Back-pressure: stop reading while requests wait, so they wait in the kernel, not here.
+    if (queue.length > 0 || socket.writableNeedDrain) socket.pause();
+    else if (!ended) socket.resume();
+    if (ended && queue.length === 0 && inFlight === 0 && !socket.writableEnded) socket.end();
+  };
+  socket.on('drain', pump);
+
+  socket.on('data', (chunk) => {
+    if (discarding) return;
+    let start = 0;
+    let nl;
+    while ((nl = chunk.indexOf(10, start)) !== -1) {
+      partial.push(chunk.subarray(start, nl));
+      queue.push(Buffer.concat(partial).toString('utf8'));
+      partial = [];
+      partialBytes = 0;
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      partial.push(chunk.subarray(start));
+      partialBytes += chunk.length - start;
+    }
+    if (partialBytes > opts.maxLineBytes) {
+      discarding = true;
+      partial = [];
+      queue.length = 0;
+      send(errorReply(null, 'NODESUP_ERR_CONTROL', `bad request: line longer than ${opts.maxLineBytes} bytes; send one JSON request per line`));
+      // Flush the reply if the client reads, then close; a client that does not read gets a second.
+      socket.end(() => socket.destroy());
+      setTimeout(() => socket.destroy(), 1000).unref();
+      socket.resume(); // swallow whatever it still sends meanwhile
+      return;
+    }
+    pump();
+  });
+
+  // A client may half-close after its last request (`nc -U`): answer everything, then end.
+  socket.on('end', () => {
+    ended = true;
+    if (partialBytes > 0) queue.push(Buffer.concat(partial).toString('utf8'));
+    partial = [];
+    partialBytes = 0;
+    pump();
+  });
+}
+
+// Parse, check and run one request line; never throws.
+async function handleLine(line, ctx, send) {
+  if (line.trim() === '') return;
+  let req;
+  try {
+    req = JSON.parse(line);
+  } catch {
+    send(errorReply(null, 'NODESUP_ERR_CONTROL', 'bad request: not JSON'));
+    return;
+  }
+  const bad = checkRequest(req);
+  const id = req !== null && typeof req === 'object' && validId(req.id) ? req.id : null;
+  if (bad) {
+    send(errorReply(id, 'NODESUP_ERR_CONTROL', `bad request: ${bad}`));
+    return;
+  }
+  const args = req.args ?? {};
+  const { handlers, name, logger } = ctx;
+
+  if (req.op === 'ping') {
+    send(okReply(id, { pong: true, pid: process.pid, name }));
+    return;
+  }
+  const handler = handlers?.[req.op];
+  if (typeof handler !== 'function') {
+    send(errorReply(id, 'NODESUP_ERR_CONTROL', `op "${req.op}" is not supported by this supervisor; upgrade nodesup`));
+    return;
+  }
+  const badArgs = checkArgs(req.op, args);
+  if (badArgs) {
+    send(errorReply(id, 'NODESUP_ERR_USAGE', badArgs));
+    return;
+  }
+  if (req.op === 'stop') {
+    // Answer before stopping: once the handler runs, the primary may exit at any moment.
+    send(okReply(id, { stopping: true }));
+    await new Promise((resolve) => setImmediate(resolve));
+    try {
+      await handler.call(handlers, args);
+    } catch (err) {
+      logger?.error?.({ err }, 'stop requested over the control socket failed');
+    }
+    return;
+  }
+  try {
+    const result = await handler.call(handlers, args);
+    send(okReply(id, result ?? null));
+  } catch (err) {
+    const coded = err != null && typeof err.code === 'string' && err.code in ERROR_CODES;
+    if (!coded) logger?.warn?.({ err, op: req.op }, 'control handler failed');
+    const message = firstLine(err instanceof Error ? err.message : String(err)) || `${req.op} failed`;
+    send(errorReply(id, coded ? err.code : 'NODESUP_ERR_CONTROL', message));
+  }
+}
+
+function checkRequest(req) {
+  if (req === null || typeof req !== 'object' || Array.isArray(req)) return 'expected a JSON object';
+  if (req.v !== CONTROL_VERSION) return `protocol version ${JSON.stringify(req.v)}, expected ${CONTROL_VERSION}; use the nodesup CLI of the same version as the supervisor`;
+  if (!validId(req.id)) return 'missing id (a string or a number)';
+  if (!OPS.includes(req.op)) return `unknown op ${JSON.stringify(req.op)}, expected one of ${OPS.join(', ')}`;
+  if (req.args !== undefined && (req.args === null || typeof req.args !== 'object' || Array.isArray(req.args))) return 'args must be an object';
+  return null;
+}
+
+function checkArgs(op, args) {
+  if (op !== 'recycle' && op !== 'inspect') return null;
+  if (!Number.isInteger(args.slot) || args.slot < 0) return `${op}: slot must be a worker slot number (0, 1, …), got ${JSON.stringify(args.slot) ?? 'nothing'}`;
+  return null;
+}
+
+function validId(id) {
+  return (typeof id === 'string' && id.length <= 256) || Number.isFinite(id);
+}
+
+function firstLine(s) {
+  const line = String(s).split('\n', 1)[0];
+  return line.length > 1000 ? `${line.slice(0, 997)}...` : line;
+}
+
+function okReply(id, result) {
+  return { v: CONTROL_VERSION, id, ok: true, result };
+}
+
+function errorReply(id, code, message) {
+  return { v: CONTROL_VERSION, id, ok: false, error: { code, message } };
+}

@@ -1,0 +1,63 @@
+// Whole process trees: memory held by children counts, and nothing outlives the supervisor.
+import test from 'ava';
+import { startCli, app, freePort, waitGone, alive, runCli } from '../helpers/cli.js';
+
+const base = (port) => ({ env: { PORT: String(port) } });
+
+test('memory held by a child process recycles the worker for rss, and the child goes with it', async (t) => {
+  const run = startCli(t, [app('children-rss.js'), '-w', '1', '--max-rss', '200mb', '--poll-interval', '300ms', '--metrics', 'false'], base(await freePort()));
+  const first = await run.waitFor((e) => e.fixture === 'children-rss', { what: 'the fixture child' });
+  const recycle = await run.waitFor((e) => e.event === 'worker.recycle', { what: 'a recycle' });
+  t.is(recycle.reason, 'rss');
+  t.is(recycle.pid, first.worker);
+  t.true(recycle.memory.children > 100 * 1024 * 1024, 'the breakdown shows the children holding the memory');
+  await run.waitFor((e) => e.event === 'worker.exit' && e.pid === first.worker, { what: 'the old worker exit' });
+  t.deepEqual(await waitGone([first.child]), [], 'the child of the recycled worker is gone');
+});
+
+for (const how of ['SIGTERM', 'SIGINT', 'stop']) {
+  test(`${how}: every worker and every worker's child exits, exit code 0`, async (t) => {
+    const run = startCli(t, [app('spawn-child.js'), '-w', '2', '--metrics', 'false', '--name', `tree-${how}`], base(await freePort()));
+    const a = await run.waitFor((e) => e.fixture === 'spawn-child');
+    const b = await run.waitFor((e) => e.fixture === 'spawn-child' && e.worker !== a.worker);
+    const pids = [a.worker, a.child, b.worker, b.child];
+    t.true(pids.every(alive));
+    if (how === 'stop') {
+      const r = await runCli(['stop', `tree-${how}`], { env: { NODESUP_RUN_DIR: run.runDir } });
+      t.is(r.exitCode, 0, r.stderr);
+    } else run.child.kill(how);
+    const done = await run.exited;
+    t.is(done.exitCode, 0);
+    t.deepEqual(await waitGone(pids), [], 'no worker and no child (even one ignoring SIGTERM) left');
+    const stop = run.events.find((e) => e.event === 'supervisor.stop');
+    t.truthy(stop);
+  });
+}
+
+test('SIGKILL of the primary: workers and their children still exit', async (t) => {
+  const run = startCli(t, [app('spawn-child.js'), '-w', '2', '--metrics', 'false'], base(await freePort()));
+  const a = await run.waitFor((e) => e.fixture === 'spawn-child');
+  const b = await run.waitFor((e) => e.fixture === 'spawn-child' && e.worker !== a.worker);
+  run.child.kill('SIGKILL');
+  await run.exited;
+  t.deepEqual(await waitGone([a.worker, a.child, b.worker, b.child]), [], 'nothing orphaned');
+});
+
+test('a worker that ignores SIGTERM and holds a request: stop completes after killTimeout, forced', async (t) => {
+  const port = await freePort();
+  const run = startCli(t, [app('ignore-sigterm.js'), '-w', '1', '--kill-timeout', '2s', '--metrics', 'false'], base(port));
+  const ready = await run.waitFor((e) => e.fixture === 'ignore-sigterm ready');
+  const hanging = fetch(`http://127.0.0.1:${port}/hang`).catch((err) => err);
+  await run.waitFor((e) => e.fixture === 'hang received', { what: 'the held request' });
+  const started = Date.now();
+  run.child.kill('SIGTERM');
+  const done = await run.exited;
+  const tookMs = Date.now() - started;
+  t.is(done.exitCode, 0);
+  const exit = run.events.find((e) => e.event === 'worker.exit' && e.pid === ready.pid);
+  t.true(exit.forced, 'the worker had to be killed');
+  t.is(exit.signal, 'SIGKILL', 'SIGTERM was ignored, SIGKILL ended it');
+  t.true(tookMs < 2000 + 2000 + 15_000, `stop took ${tookMs} ms`);
+  t.false(alive(ready.pid));
+  await hanging;
+});

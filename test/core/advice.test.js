@@ -1,0 +1,92 @@
+import test from 'ava';
+import { advise, ADVICE } from '../../src/core/advice.js';
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
+// A healthy worker: every advice rule sees a known, unremarkable value.
+const HEALTHY = {
+  t: 0, pid: 1, rss: 180 * MiB, pss: null, anon: null, treeRss: 180 * MiB, treePss: null, childrenRss: 0, children: 0,
+  fds: 40, heapUsed: 70 * MiB, heapTotal: 90 * MiB, heapLimit: 2 * GiB, external: 10 * MiB, arrayBuffers: 2 * MiB,
+  native: 80 * MiB, newSpace: 32 * MiB, gcCount: 100, gcMs: 300, majorGcCount: 3, elu: 0.3, delayP50: 11, delayP99: 20,
+  requests: 1000, handles: 30, agent: true, gcShare: 0.02,
+};
+// A coherent setup: the rss limit is above V8's heap limit and below the container's.
+const CTX = { limits: { rss: 3 * GiB, heapUsed: null, native: null }, cgroupLimit: 8 * GiB, heapSpaces: null };
+const codes = (lines) => lines.map((l) => l.code);
+
+test('a healthy worker gets no advice', (t) => {
+  t.deepEqual(advise(HEALTHY, CTX), []);
+});
+
+for (const [name, patch, ctx, code, mentions] of [
+  // seed 001: 665 MiB RSS over a 129 MiB heap
+  ['native-gap', { rss: 665 * MiB, heapTotal: 129 * MiB, external: 24 * MiB, native: 512 * MiB }, {}, ADVICE.NATIVE_GAP, ['5.2×', '512 MiB', 'MALLOC_ARENA_MAX=2']],
+  ['native-gap without a native field', { rss: 665 * MiB, heapTotal: 129 * MiB, external: 24 * MiB, native: null }, {}, ADVICE.NATIVE_GAP, ['512 MiB']],
+  // seed 000: new space shrunk to 8 MiB, then 2 MiB, under a 512 MiB pod limit
+  ['tiny-new-space', { newSpace: 2 * MiB }, { cgroupLimit: 512 * MiB }, ADVICE.TINY_NEW_SPACE, ['2.0 MiB', '512 MiB', '--max-semi-space-size=16']],
+  ['tiny-new-space at exactly 8 MiB', { newSpace: 8 * MiB }, {}, ADVICE.TINY_NEW_SPACE, ['8.0 MiB']],
+  ['tiny-new-space from heapSpaces', { newSpace: null }, { heapSpaces: [{ space_name: 'old_space', space_size: 90 * MiB }, { space_name: 'new_space', space_size: 4 * MiB }] }, ADVICE.TINY_NEW_SPACE, ['4.0 MiB']],
+  // seed 002: GC at 13 % of CPU
+  ['gc-share', { gcShare: 0.13 }, {}, ADVICE.GC_SHARE, ['13%']],
+  ['loop-delay', { delayP99: 250.4 }, {}, ADVICE.LOOP_DELAY, ['250 ms']],
+  ['heap-near-limit', { heapUsed: 1.9 * GiB }, {}, ADVICE.HEAP_NEAR_LIMIT, ['95%', '2.0 GiB']],
+  ['heap-limit-above-rss', {}, { limits: { rss: 512 * MiB } }, ADVICE.HEAP_LIMIT_ABOVE_RSS, ['2.0 GiB', '512 MiB', '--max-old-space-size=384']],
+  ['rss-limit-above-cgroup', {}, { limits: { rss: 1 * GiB }, cgroupLimit: 768 * MiB }, ADVICE.RSS_LIMIT_ABOVE_CGROUP, ['1.0 GiB', '768 MiB']],
+  // seed 004: a transport holding hundreds of sockets
+  ['fd-growth', { fds: 1200 }, {}, ADVICE.FD_GROWTH, ['1200']],
+  ['handles', { handles: 5000 }, {}, ADVICE.HANDLES, ['5000']],
+]) {
+  test(`advice: ${name}`, (t) => {
+    const lines = advise({ ...HEALTHY, ...patch }, { ...CTX, ...ctx });
+    const line = lines.find((l) => l.code === code);
+    t.truthy(line, JSON.stringify(lines));
+    for (const text of mentions) t.true(line.message.includes(text), `${line.message} lacks ${text}`);
+  });
+}
+
+// Just under each bar, no advice: the bars are where the docs say they are.
+for (const [name, patch, ctx] of [
+  ['native-gap: rss at 2× heapTotal', { rss: 200 * MiB, heapTotal: 100 * MiB, native: 150 * MiB }, {}],
+  ['native-gap: gap ≤ 100 MiB', { rss: 150 * MiB, heapTotal: 50 * MiB, external: 5 * MiB, native: 95 * MiB }, {}],
+  ['tiny-new-space: no cgroup limit', { newSpace: 2 * MiB }, { cgroupLimit: null }],
+  ['tiny-new-space: 16 MiB', { newSpace: 16 * MiB }, {}],
+  ['gc-share: 10 %', { gcShare: 0.1 }, {}],
+  ['loop-delay: 100 ms', { delayP99: 100 }, {}],
+  ['heap-near-limit: 85 %', { heapUsed: 0.85 * 2 * GiB }, {}],
+  ['fd-growth: 1000', { fds: 1000 }, {}],
+]) {
+  test(`no advice: ${name}`, (t) => {
+    const lines = advise({ ...HEALTHY, ...patch }, { ...CTX, ...ctx });
+    t.deepEqual(codes(lines), []);
+  });
+}
+
+test('unknown is no advice, never a wrong one', (t) => {
+  const blank = Object.fromEntries(Object.keys(HEALTHY).map((k) => [k, null]));
+  t.deepEqual(advise(blank, { limits: null, cgroupLimit: null, heapSpaces: null }), []);
+  t.deepEqual(advise(blank, CTX), []);
+  t.deepEqual(advise(null, CTX), []);
+  t.deepEqual(advise({ ...HEALTHY, heapTotal: 0, heapLimit: 0 }, CTX), []);
+  t.deepEqual(advise(HEALTHY), []);
+});
+
+test('every message fits 120 chars, even with the largest numbers', (t) => {
+  const worst = {
+    ...HEALTHY, rss: 1023 * GiB, heapTotal: 1 * GiB, heapUsed: 3.99 * GiB, heapLimit: 4 * GiB, external: 1, native: 1000 * GiB,
+    newSpace: 7.9 * MiB, gcShare: 0.999, delayP99: 123456.7, fds: 1_048_576, handles: 10_000_000,
+  };
+  const lines = [
+    ...advise(worst, { limits: { rss: 1023 * GiB }, cgroupLimit: 1000 * GiB }),
+    ...advise({ ...worst, heapLimit: 1023 * GiB }, { limits: { rss: 1000 * GiB }, cgroupLimit: 1023 * GiB }),
+  ];
+  t.deepEqual([...new Set(codes(lines))].sort(), Object.values(ADVICE).sort());
+  for (const { message } of lines) t.true(message.length <= 120, `${message.length}: ${message}`);
+});
+
+test('most urgent first, one line per code', (t) => {
+  const lines = advise({ ...HEALTHY, heapUsed: 1.95 * GiB, fds: 5000, delayP99: 300 }, { ...CTX, limits: { rss: 512 * MiB } });
+  t.is(lines[0].code, ADVICE.HEAP_NEAR_LIMIT);
+  t.is(lines.at(-1).code, ADVICE.FD_GROWTH);
+  t.is(new Set(codes(lines)).size, lines.length);
+});
