@@ -30,6 +30,8 @@ export function buildSnapshot(sup) {
     recentRecycles: sup.recentRecycles.slice(-10),
     counters: { recycles: { ...sup.counters.recycles }, restarts: sup.counters.restarts },
     stopping: Boolean(sup.stopping),
+    // Wall time of a poll tick, from the requests sent to the last reply: the primary's own cost.
+    poll: sup.pollStats.summary(),
   };
 }
 

@@ -12,6 +12,7 @@ import { pollOnce } from './poller.js';
 import { Recycler } from './recycler.js';
 import { stillAlive } from './kill-tree.js';
 import { buildSnapshot } from './snapshot.js';
+import { DurationRing } from '../core/duration-ring.js';
 import { leakVerdict, maybeAdvise, workerTrend } from './leak-watch.js';
 
 export class Supervisor {
@@ -28,6 +29,7 @@ export class Supervisor {
     this.counters = { recycles: {}, restarts: 0 };
     this.recentRecycles = [];
     this.advised = new Set();
+    this.pollStats = new DurationRing(1024);
     this.cgroup = readCgroup();
     this.totalLimit = resolveTotalLimit(config.limits.totalRss, this.cgroup.memoryLimit);
     this.slots = Array.from({ length: config.workers }, (_, slot) => ({
@@ -145,7 +147,9 @@ export class Supervisor {
   async #tick() {
     const handles = this.pool.handles().filter((h) => h.state !== STATES.EXITED);
     if (!handles.length) return;
+    const t0 = performance.now();
     await pollOnce(this.pool, handles, { timeoutMs: Math.max(200, Math.min(this.config.pollInterval, 5000)), now: this.now });
+    this.pollStats.record(performance.now() - t0);
     if (this.stopping) return;
     this.cgroupCurrent = readCgroupMemoryCurrent();
     const now = this.now();

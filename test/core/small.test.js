@@ -44,3 +44,11 @@ test('SampleWindow: bounded by age and count, series skips nulls', (t) => {
   for (let i = 0; i <= 10; i++) byAge.push({ t: i * 1000 });
   t.deepEqual(byAge.samples.map((s) => s.t), [8000, 9000, 10_000]);
 });
+
+test('DurationRing: percentiles over the last N, nulls when empty', async (t) => {
+  const { DurationRing } = await import('../../src/core/duration-ring.js');
+  const r = new DurationRing(100);
+  t.deepEqual(r.summary(), { count: 0, lastMs: null, p50Ms: null, p99Ms: null, maxMs: null });
+  for (let i = 1; i <= 150; i++) r.record(i);
+  t.deepEqual(r.summary(), { count: 150, lastMs: 150, p50Ms: 101, p99Ms: 150, maxMs: 150 });
+});
