@@ -7,7 +7,7 @@ export default defineConfig({
   workers: 2,
   pollInterval: '1s',
   limits: {
-    rss: '160mb',          // per worker, whole process tree
+    rss: '128mb',          // per worker, whole process tree
     maxAge: '6h',
   },
   leak: { window: '30s', minGrowth: '1mb/min', action: 'recycle' },

@@ -99,7 +99,7 @@ export function resolveWorkers(workers, { parallelism, cpuQuota } = {}) {
 
 /** The default supervisor name: the script's basename without extension, made socket-safe. */
 export function defaultName(scriptPath) {
-  const name = basename(scriptPath, extname(scriptPath)).replace(/[^a-zA-Z0-9._-]+/g, '-').slice(0, 64);
+  const name = basename(scriptPath, extname(scriptPath)).replace(/[^a-zA-Z0-9._-]+/g, '-').replace(/^[.-]+/, '').slice(0, 64);
   return NAME_RE.test(name) && /[a-zA-Z0-9]/.test(name) ? name : 'app';
 }
 

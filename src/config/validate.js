@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { configError, NodesupError } from '../errors.js';
 import { parseSize, parseDuration, parseRate, parsePercent, formatDuration } from '../units.js';
 
-export const NAME_RE = /^[a-zA-Z0-9._-]{1,64}$/;
+// It names a socket file and is typed after commands: no leading '.' (hidden) or '-' (a flag).
+export const NAME_RE = /^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,63}$/;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 export const MAX_WORKERS = 1024;
 
@@ -112,7 +113,7 @@ const log = z.strictObject({
 }, { error: 'an object' });
 
 const config = z.strictObject({
-  name: leaf('1-64 letters, digits, ".", "_" or "-"', (v) => (typeof v === 'string' && NAME_RE.test(v) ? { value: v } : undefined)).optional(),
+  name: leaf('1-64 letters, digits, ".", "_" or "-", not starting with "." or "-"', (v) => (typeof v === 'string' && NAME_RE.test(v) ? { value: v } : undefined)).optional(),
   script: leaf('a file path', (v) => (typeof v === 'string' && v.trim() ? { value: v } : undefined)).optional(),
   args: strings().default(() => []),
   env: z.record(z.string(), text(true), { error: 'an object of strings' }).default(() => ({})),

@@ -144,9 +144,9 @@ async function handleLine(line, ctx, send) {
     const result = await handler.call(handlers, args);
     send(okReply(id, result ?? null));
   } catch (err) {
-    const coded = err != null && typeof err.code === 'string' && err.code in ERROR_CODES;
+    const coded = typeof err?.code === 'string' && Object.hasOwn(ERROR_CODES, err.code);
     if (!coded) logger?.warn?.({ err, op: req.op }, 'control handler failed');
-    const message = firstLine(err instanceof Error ? err.message : String(err)) || `${req.op} failed`;
+    const message = firstLine(err instanceof Error ? err.message : err) || `${req.op} failed`;
     send(errorReply(id, coded ? err.code : 'NODESUP_ERR_CONTROL', message));
   }
 }
@@ -170,8 +170,14 @@ function validId(id) {
   return (typeof id === 'string' && id.length <= 256) || Number.isFinite(id);
 }
 
-function firstLine(s) {
-  const line = String(s).split('\n', 1)[0];
+function firstLine(value) {
+  let s;
+  try {
+    s = String(value);
+  } catch {
+    s = ''; // thrown objects without a toString
+  }
+  const line = s.split('\n', 1)[0];
   return line.length > 1000 ? `${line.slice(0, 997)}...` : line;
 }
 

@@ -8,6 +8,7 @@ import { KIND } from '../protocol.js';
 import { transition } from '../core/worker-state.js';
 import { readTree, buildSample } from './poller.js';
 import { treeOf, rememberTree, signalAll, stillAlive } from './kill-tree.js';
+import { describeRecycle } from '../report/status-view.js';
 
 const KILL_GRACE_MS = 2000;   // SIGTERM → SIGKILL
 const GC_TIMEOUT_MS = 10_000; // a full GC of a multi-GB heap takes seconds
@@ -60,7 +61,7 @@ export class Recycler extends EventEmitter {
       this.emit('event', 'warn', {
         event: EVENTS.WORKER_RECYCLE, slot, pid: old.pid, reason: v.reason, value: v.value, limit: v.limit,
         uptimeMs: decidedAt - old.startedAt, memory: breakdown(last), trend: v.trend ?? null, ...(v.kind ? { kind: v.kind } : {}),
-      }, `slot ${slot} recycled: ${v.reason}`);
+      }, `slot ${slot} pid ${old.pid} recycled: ${describeRecycle(v)}${v.kind ? ` (${v.kind})` : ''}`);
       const next = this.spawn(slot, SPAWN_CAUSES.REPLACE);
       if (!(await this.pool.whenReady(next, this.config.recycle.readyTimeout))) {
         this.emit('event', 'error', { event: EVENTS.RECYCLE_FAILED, slot, pid: old.pid, reason: v.reason, replacementPid: next.pid, readyTimeoutMs: this.config.recycle.readyTimeout },

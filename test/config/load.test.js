@@ -205,7 +205,7 @@ test('a bad flag is blamed on the flag', async (t) => {
     [{ metrics: 'nowhere' }, '--metrics: expected an object like { host, port }, "host:port" or false, got "nowhere"'],
     [{ 'log-level': 'loud' }, '--log-level: expected one of fatal, error, warn, info, debug, trace, silent, got "loud"'],
     [{ 'log-format': 'xml' }, '--log-format: expected "json" or "pretty", got "xml"'],
-    [{ name: 'a b' }, '--name: expected 1-64 letters, digits, ".", "_" or "-", got "a b"'],
+    [{ name: 'a b' }, '--name: expected 1-64 letters, digits, ".", "_" or "-", not starting with "." or "-", got "a b"'],
   ];
   for (const [argv, message] of cases) {
     await rejection(t, loadConfig({ cwd, flags: flagsToConfig(argv) }), 'NODESUP_ERR_CONFIG', message);
@@ -288,7 +288,7 @@ test('the name defaults to the script basename, made socket-safe', async (t) => 
 test('a bad name in the config', async (t) => {
   const cwd = await project(esm("export default { name: 'my/api', script: 'app.js' };\n"));
   await rejection(t, loadConfig({ cwd }), 'NODESUP_ERR_CONFIG',
-    'supervisor.config.js: name: expected 1-64 letters, digits, ".", "_" or "-", got "my/api"');
+    'supervisor.config.js: name: expected 1-64 letters, digits, ".", "_" or "-", not starting with "." or "-", got "my/api"');
 });
 
 test("workers: 'max' is a positive number", async (t) => {

@@ -109,9 +109,11 @@ for (const [raw, path, want] of good) {
 
 // [config, the exact one-line message]
 const bad = [
-  [{ name: 'my app' }, 'name: expected 1-64 letters, digits, ".", "_" or "-", got "my app"'],
-  [{ name: 'x'.repeat(65) }, `name: expected 1-64 letters, digits, ".", "_" or "-", got "${'x'.repeat(65)}"`],
-  [{ name: 42 }, 'name: expected 1-64 letters, digits, ".", "_" or "-", got 42'],
+  [{ name: 'my app' }, 'name: expected 1-64 letters, digits, ".", "_" or "-", not starting with "." or "-", got "my app"'],
+  [{ name: '.hidden' }, 'name: expected 1-64 letters, digits, ".", "_" or "-", not starting with "." or "-", got ".hidden"'],
+  [{ name: '-x' }, 'name: expected 1-64 letters, digits, ".", "_" or "-", not starting with "." or "-", got "-x"'],
+  [{ name: 'x'.repeat(65) }, `name: expected 1-64 letters, digits, ".", "_" or "-", not starting with "." or "-", got "${'x'.repeat(65)}"`],
+  [{ name: 42 }, 'name: expected 1-64 letters, digits, ".", "_" or "-", not starting with "." or "-", got 42'],
   [{ script: '' }, 'script: expected a file path, got ""'],
   [{ args: '--port 3000' }, 'args: expected an array of strings, got "--port 3000"'],
   [{ args: ['a', {}] }, 'args[1]: expected a string, got {}'],

@@ -1,0 +1,206 @@
+// The CLI side of the control socket: find the supervisor, send newline-delimited JSON requests,
+// turn error replies back into NodesupErrors so `main.js` maps them to exit codes.
+
+import net from 'node:net';
+import { ERROR_CODES, NodesupError } from '../errors.js';
+import { checkRunDir, listSupervisors, runDir, socketPath } from '../run-dir.js';
+
+const VERSION = 1;
+const MAX_REPLY_BYTES = 64 * 1024 * 1024; // a snapshot is kilobytes; more means a confused peer
+const PROBE_TIMEOUT_MS = 1000;
+
+/** Send one request to supervisor `name` (found in the run dir when omitted) and return its result. */
+export async function request({ name, dir = runDir(), op, args = {}, timeoutMs = 10000 }) {
+  const conn = connect({ name, dir });
+  try {
+    return await conn.request(op, args, { timeoutMs });
+  } finally {
+    conn.close();
+  }
+}
+
+/** A connection reused for many requests (the live status view polls through one). */
+export function connect({ name, dir = runDir() }) {
+  let target = name ? Promise.resolve(name) : null;
+  let channel = null; // Promise<{send, close}> while open or opening
+  let closed = false;
+
+  const open = async (op, args) => {
+    if (!target) {
+      target = discover(dir, op, args);
+      target.catch(() => (target = null)); // nothing running yet: look again next time
+    }
+    const resolved = await target;
+    if (!channel) {
+      const current = openChannel(dir, resolved, () => {
+        // Reconnect on the next request: the supervisor may have been restarted.
+        if (channel === current) channel = null;
+      });
+      current.catch(() => {
+        if (channel === current) channel = null;
+      });
+      channel = current;
+    }
+    return channel;
+  };
+
+  return {
+    /** Send `op` and resolve with its result; rejects with a NodesupError. */
+    async request(op, args = {}, { timeoutMs = 10000 } = {}) {
+      if (closed) throw new NodesupError('NODESUP_ERR_CONTROL', 'control connection already closed; open a new one');
+      const ch = await open(op, args);
+      if (closed) ch.close(); // closed while connecting: send() below rejects
+      return ch.send(op, args, timeoutMs);
+    },
+    /** Close the socket; pending requests reject. */
+    close() {
+      closed = true;
+      channel?.then((ch) => ch.close(), () => {});
+      channel = null;
+    },
+  };
+}
+
+// With no name given: the one live supervisor in the run dir, or an error naming the choices.
+async function discover(dir, op, args) {
+  checkRunDir(dir);
+  const probe = async (n) => {
+    let path;
+    try {
+      path = socketPath(dir, n);
+    } catch {
+      return null; // not a name a supervisor could have chosen
+    }
+    return (await isLive(path)) ? n : null;
+  };
+  const live = (await Promise.all(listSupervisors(dir).map(probe))).filter(Boolean);
+  if (live.length === 1) return live[0];
+  if (live.length === 0) {
+    throw new NodesupError('NODESUP_ERR_NOT_RUNNING', `no nodesup supervisor is running (looked in ${dir}); start one with "nodesup start app.js"`);
+  }
+  const slot = op === 'recycle' || op === 'inspect' ? ` ${args?.slot ?? '<slot>'}` : '';
+  const cmd = op === 'ping' ? 'status' : op;
+  throw new NodesupError('NODESUP_ERR_AMBIGUOUS', `several supervisors are running (${live.join(', ')}); name one: nodesup ${cmd}${slot} ${live[0]}`);
+}
+
+function isLive(path) {
+  return new Promise((resolve) => {
+    const s = net.connect(path);
+    const done = (live) => {
+      clearTimeout(timer);
+      s.destroy();
+      resolve(live);
+    };
+    const timer = setTimeout(() => done(true), PROBE_TIMEOUT_MS); // slow to accept is still alive
+    s.once('connect', () => done(true));
+    s.once('error', (err) => done(err.code === 'EAGAIN'));
+  });
+}
+
+// Open the socket; resolves with { send, close } once connected.
+function openChannel(dir, name, onClose) {
+  checkRunDir(dir);
+  const path = socketPath(dir, name);
+  const pending = new Map();
+  let nextId = 1;
+  let parts = [];
+  let partBytes = 0;
+  const sock = net.connect(path);
+  sock.setEncoding('utf8');
+
+  const failAll = (err) => {
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+
+  // Scan only the new text for newlines: a big snapshot arrives in many chunks.
+  sock.on('data', (text) => {
+    let start = 0;
+    let nl;
+    while ((nl = text.indexOf('\n', start)) !== -1) {
+      parts.push(text.slice(start, nl));
+      const line = parts.join('');
+      parts = [];
+      partBytes = 0;
+      start = nl + 1;
+      onReply(line);
+    }
+    if (start < text.length) {
+      parts.push(text.slice(start));
+      partBytes += text.length - start;
+    }
+    if (partBytes > MAX_REPLY_BYTES) {
+      sock.destroy();
+      failAll(new NodesupError('NODESUP_ERR_CONTROL', `supervisor "${name}" sent a reply over ${MAX_REPLY_BYTES} bytes; is ${path} a nodesup socket?`));
+    }
+  });
+
+  const onReply = (line) => {
+    let reply;
+    try {
+      reply = JSON.parse(line);
+    } catch {
+      sock.destroy();
+      return failAll(new NodesupError('NODESUP_ERR_CONTROL', `supervisor "${name}" sent a reply that is not JSON; is ${path} a nodesup socket?`));
+    }
+    const p = pending.get(reply?.id);
+    if (!p) return; // a reply to a request that already timed out
+    pending.delete(reply.id);
+    if (reply.ok) return p.resolve(reply.result);
+    const code = typeof reply.error?.code === 'string' && Object.hasOwn(ERROR_CODES, reply.error.code) ? reply.error.code : 'NODESUP_ERR_CONTROL';
+    p.reject(new NodesupError(code, String(reply.error?.message ?? `supervisor "${name}" refused the request`)));
+  };
+
+  return new Promise((resolve, reject) => {
+    let connected = false;
+    sock.once('connect', () => {
+      connected = true;
+      resolve({ send, close: () => sock.destroy() });
+    });
+    sock.on('error', (err) => {
+      const e = connectionError(err, name, path, connected);
+      onClose(); // before rejecting, so a retry opens a fresh connection
+      if (!connected) reject(e);
+      failAll(e);
+    });
+    sock.on('close', () => {
+      const e = new NodesupError('NODESUP_ERR_NOT_RUNNING', `supervisor "${name}" closed the control connection; it may have stopped`);
+      onClose();
+      if (!connected) reject(e);
+      failAll(e);
+    });
+  });
+
+  function send(op, args, timeoutMs) {
+    if (sock.destroyed) return Promise.reject(new NodesupError('NODESUP_ERR_NOT_RUNNING', `supervisor "${name}" closed the control connection; it may have stopped`));
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        reject(new NodesupError('NODESUP_ERR_CONTROL', `supervisor "${name}" did not answer "${op}" within ${timeoutMs} ms; it may be overloaded, check its logs`));
+      }, timeoutMs);
+      const settle = (fn) => (v) => {
+        clearTimeout(timer);
+        fn(v);
+      };
+      pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      sock.write(JSON.stringify({ v: VERSION, id, op, args }) + '\n');
+    });
+  }
+}
+
+function connectionError(err, name, path, connected) {
+  if (!connected && err.code === 'ENOENT') {
+    return new NodesupError('NODESUP_ERR_NOT_RUNNING', `no supervisor named "${name}" is running (no socket at ${path}); see "nodesup status" for the running ones`, { cause: err });
+  }
+  if (!connected && err.code === 'ECONNREFUSED') {
+    return new NodesupError('NODESUP_ERR_NOT_RUNNING', `no supervisor named "${name}" is running (stale socket ${path}); see "nodesup status" for the running ones`, { cause: err });
+  }
+  if (connected && (err.code === 'EPIPE' || err.code === 'ECONNRESET')) {
+    return new NodesupError('NODESUP_ERR_NOT_RUNNING', `supervisor "${name}" closed the control connection; it may have stopped`, { cause: err });
+  }
+  if (err.code === 'EACCES') {
+    return new NodesupError('NODESUP_ERR_CONTROL', `cannot open ${path}: permission denied; run as the user who started the supervisor`, { cause: err });
+  }
+  return new NodesupError('NODESUP_ERR_CONTROL', `control connection to "${name}" failed: ${err.code ?? err.message}`, { cause: err });
+}
