@@ -5,7 +5,8 @@ import { STATES } from '../constants.js';
 const { SPAWNING, READY, DRAINING, KILLING, EXITED } = STATES;
 
 const NEXT = {
-  [SPAWNING]: [READY, KILLING, EXITED],
+  // A starting worker can be drained too: a stop during startup, a replacement that was not ready.
+  [SPAWNING]: [READY, DRAINING, KILLING, EXITED],
   [READY]: [DRAINING, KILLING, EXITED],
   [DRAINING]: [KILLING, EXITED],
   [KILLING]: [EXITED],

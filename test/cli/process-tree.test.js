@@ -27,7 +27,7 @@ for (const how of ['SIGTERM', 'SIGINT', 'stop']) {
       t.is(r.exitCode, 0, r.stderr);
     } else run.child.kill(how);
     const done = await run.exited;
-    t.is(done.exitCode, 0);
+    t.is(done.exitCode, 0, done.stderr);
     t.deepEqual(await waitGone(pids), [], 'no worker and no child (even one ignoring SIGTERM) left');
     const stop = run.events.find((e) => e.event === 'supervisor.stop');
     t.truthy(stop);

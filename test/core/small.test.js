@@ -25,6 +25,7 @@ test('planRecycles: maxConcurrent, busy slots skipped, duplicates dropped', (t) 
 
 test('worker states: legal and illegal transitions', (t) => {
   t.true(canTransition('spawning', 'ready'));
+  t.true(canTransition('spawning', 'draining'), 'a stop during startup drains it');
   t.true(canTransition('ready', 'draining'));
   t.true(canTransition('draining', 'killing'));
   t.false(canTransition('draining', 'ready'));
