@@ -1,5 +1,7 @@
 // Starting a supervisor from CLI arguments: load and validate the config, bind the control socket
 // and the metrics port, and only then fork. Resolves with the exit code once it has stopped.
+import fs from 'node:fs';
+import path from 'node:path';
 import { loadConfig, flagsToConfig } from '../config/load.js';
 import { EXIT } from '../errors.js';
 import { createLogger } from '../report/logger.js';
@@ -20,9 +22,14 @@ export async function startSupervisor({ argv, cwd }) {
 export async function runSupervisor(config, { tuiScreen } = {}) {
   const dir = runDir();
   ensureRunDir(dir);
-  const logDestination = config.tui ? `${dir}/${config.name}.log` : 1;
-  const logger = createLogger({ level: config.log.level, format: config.log.format, name: config.name, destination: logDestination });
-  const sup = new Supervisor(config, { logger, stdout: config.tui ? 'ignore' : 'inherit' });
+  // With --tui the screen is ours: logs and the app's own output go to one file beside the socket.
+  const logFd = config.tui ? fs.openSync(path.join(dir, `${config.name}.log`), 'a', 0o600) : null;
+  const logger = createLogger({ level: config.log.level, format: config.log.format, name: config.name, destination: logFd ?? 1 });
+  const sup = new Supervisor(config, {
+    logger,
+    stdout: logFd ?? 'inherit',
+    stderr: logFd === null ? process.stderr : fs.createWriteStream(null, { fd: logFd, autoClose: false }),
+  });
 
   const control = await startControlServer({ name: config.name, dir, handlers: controlHandlers(sup), logger });
   let metricsServer = null;

@@ -17,7 +17,7 @@ import { leakVerdict, maybeAdvise, workerTrend } from './leak-watch.js';
 
 export class Supervisor {
   /** @param {import('../types.js').Config} config @param {{logger: import('pino').Logger, stdout?: any}} deps */
-  constructor(config, { logger, stdout = 'inherit', now = Date.now }) {
+  constructor(config, { logger, stdout = 'inherit', stderr = process.stderr, now = Date.now }) {
     this.config = config;
     this.logger = logger;
     this.now = now;
@@ -35,7 +35,7 @@ export class Supervisor {
     this.slots = Array.from({ length: config.workers }, (_, slot) => ({
       slot, current: null, consecutiveCrashes: 0, restartTimer: null, cooldownUntil: 0, streak: 0, recycles: 0, restarts: 0,
     }));
-    this.pool = new Pool({ config, now, stdout });
+    this.pool = new Pool({ config, now, stdout, stderr });
     this.recycler = new Recycler({
       pool: this.pool, config, slots: this.slots, now,
       spawn: (slot, cause) => this.#spawn(slot, cause),
@@ -164,7 +164,9 @@ export class Supervisor {
     const fleet = this.#fleetVerdict();
     if (fleet && !wanted.some((w) => w.slot === fleet.slot)) wanted.push(fleet);
     const { start } = planRecycles(wanted, this.recycler.busy, this.config.recycle.maxConcurrent);
-    for (const v of start) this.recycler.recycle(v.slot, v);
+    for (const v of start) {
+      this.recycler.recycle(v.slot, v).catch((err) => this.logger.error({ err, slot: v.slot }, 'recycle failed'));
+    }
   }
 
   #workerVerdict(s, h, now) {
