@@ -1,0 +1,64 @@
+// The deploy promise: `nodesup reload` under continuous keep-alive load drops no request.
+import test from 'ava';
+import autocannon from 'autocannon';
+import { startCli, runCli, app, freePort, waitGone } from '../helpers/cli.js';
+
+const CONNECTIONS = 16;
+const DURATION_S = 20;
+const BETWEEN = 1500; // responses served before each reload starts: the load is really flowing
+
+test('nodesup reload twice under 16 keep-alive connections: every slot replaced each time, zero failed requests', async (t) => {
+  const port = await freePort();
+  const run = startCli(t, [app('http.js'), '-w', '2', '--metrics', 'false', '--poll-interval', '500ms'], { env: { PORT: String(port) } });
+  let current = await Promise.all([0, 1].map((slot) => run.waitFor((e) => e.event === 'worker.ready' && e.slot === slot, { what: `slot ${slot} ready` })));
+
+  let responses = 0;
+  let waiter = null;
+  const afterResponses = (n) => new Promise((resolve) => {
+    const target = responses + n;
+    waiter = () => { if (responses >= target) { waiter = null; resolve(); } };
+  });
+  const load = autocannon({ url: `http://127.0.0.1:${port}/`, connections: CONNECTIONS, duration: DURATION_S });
+  let loadDone = false;
+  load.on('response', () => { responses++; waiter?.(); });
+  const finished = load.then((r) => { loadDone = true; return r; });
+  t.teardown(() => load.stop?.());
+
+  const rounds = [];
+  for (let round = 1; round <= 2; round++) {
+    await afterResponses(BETWEEN);
+    const before = responses;
+    const r = await runCli(['reload'], { env: { NODESUP_RUN_DIR: run.runDir } });
+    t.is(r.exitCode, 0, r.stderr);
+    t.is(JSON.parse(r.stdout).reloaded, 2, `round ${round}: both slots reloaded`);
+    // Every slot of this round's fleet was replaced by a new, ready worker, and the old one is gone.
+    const next = [];
+    for (const old of current) {
+      const rec = await run.waitFor((e) => e.event === 'worker.recycle' && e.pid === old.pid, { what: `round ${round}: slot ${old.slot} recycled` });
+      t.is(rec.reason, 'reload');
+      const exit = await run.waitFor((e) => e.event === 'worker.exit' && e.pid === old.pid, { what: `round ${round}: pid ${old.pid} gone` });
+      t.true(exit.planned && !exit.forced, `round ${round}: slot ${old.slot} drained by itself (forced: ${exit.forced})`);
+      const spawn = run.events.find((e) => e.event === 'worker.spawn' && e.slot === old.slot && e.cause === 'replace' && run.events.indexOf(e) > run.events.indexOf(rec));
+      next.push(await run.waitFor((e) => e.event === 'worker.ready' && e.pid === spawn.pid, { what: `round ${round}: slot ${old.slot} replacement ready` }));
+    }
+    t.false(loadDone, `round ${round} finished while the load still ran`);
+    rounds.push({ round, served: responses - before, drainMs: run.events.filter((e) => e.event === 'worker.exit' && current.some((o) => o.pid === e.pid)).map((e) => e.drainMs) });
+    current = next;
+  }
+
+  const result = await finished;
+  const failed = result.errors + result.timeouts + result.non2xx;
+  t.log(`${CONNECTIONS} keep-alive connections for ${DURATION_S} s, 2 workers, 2 reloads: requests ${result.requests.total} (${Math.round(result.requests.average)}/s), `
+    + `failed ${failed} (errors ${result.errors}, timeouts ${result.timeouts}, non2xx ${result.non2xx}), latency p50 ${result.latency.p50} ms p99 ${result.latency.p99} ms max ${result.latency.max} ms`);
+  for (const r of rounds) t.log(`reload ${r.round}: ${r.served} responses served during it, old workers drained in ${r.drainMs.join(' and ')} ms`);
+  t.true(result.requests.total > 1000, 'load actually ran');
+  t.is(failed, 0, 'no request failed, timed out or got a non-2xx');
+  t.is(run.count((e) => e.event === 'worker.recycle' && e.reason === 'reload'), 4, 'two slots, twice');
+  t.is(run.count((e) => e.event === 'worker.recycle' && e.reason !== 'reload'), 0, 'no other recycle muddled the figures');
+
+  const pids = [...run.pids];
+  run.child.kill('SIGTERM');
+  t.is((await run.exited).exitCode, 0);
+  t.deepEqual(await waitGone(pids), [], 'every worker ever started is gone');
+  t.true(run.events.filter((e) => e.event === 'worker.exit').every((e) => e.planned), 'no crash under load');
+});
