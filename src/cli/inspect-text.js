@@ -1,7 +1,139 @@
-// Plain text of an inspect report for `nodesup inspect` (no colours: it may be piped).
-import { renderInspect } from '../report/status-view.js';
+// Plain text of an inspect report for `nodesup inspect` (no colours: it may be piped), ≤ 100
+// columns. The report's shape is src/primary/inspect.js's; anything unknown prints as '-'.
+import { formatBytes, formatDuration } from '../units.js';
+import { wrap } from '../report/ansi.js';
+
+const WIDTH = 100;
+const MIN = 60;
+const known = (v) => v !== null && v !== undefined && Number.isFinite(v);
+const dash = (v, f = String) => (known(v) ? f(v) : '-');
+const bytes = (v) => dash(v, formatBytes);
+const pct = (part, whole) => (known(part) && known(whole) && whole > 0 ? share(part / whole) : '-');
+const ms = (v) => dash(v, (x) => (x === 0 ? '0 ms' : x < 10 ? `${x.toFixed(2)} ms` : `${Math.round(x)} ms`));
+const perMin = (perSec) => dash(perSec, (x) => `${x >= 0 ? '+' : '-'}${formatBytes(Math.abs(x) * MIN)}/min`);
+const secs = (s) => dash(s, (x) => (x === 0 ? 'now' : formatDuration(x * 1000)));
+
+function share(f) {
+  if (!known(f)) return '-';
+  const p = f * 100;
+  return p > 0 && p < 9.95 ? `${p.toFixed(1)}%` : `${Math.round(p)}%`;
+}
+
+// Words for the sample fields the detectors name.
+const FIELD_NAMES = {
+  treeRss: 'RSS (tree)', rss: 'RSS', heapUsed: 'V8 heap', heapTotal: 'V8 heap total',
+  external: 'external memory', childrenRss: 'child processes', native: 'native memory',
+};
+
+const GC_KINDS = { minor: 'minor (scavenge)', major: 'major (mark-compact)', incremental: 'incremental marking', weakcb: 'weak callbacks' };
+
+/** Columns padded to widths; the first left-aligned, the rest right-aligned. */
+function table(rows, widths, indent = '  ') {
+  return rows.map((r) => `${indent}${r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ')}`.trimEnd());
+}
+
+function header(r) {
+  const s = r.sample ?? {};
+  const parts = [`nodesup inspect: slot ${dash(r.slot)}`, `pid ${dash(r.pid)}`, `up ${dash(r.uptimeMs, formatDuration)}`];
+  if (known(s.requests)) parts.push(`${s.requests} requests`);
+  const flags = (r.execArgv ?? []).filter((a, i, all) => a !== '--import' && all[i - 1] !== '--import');
+  const lines = [parts.join(' · ')];
+  if (flags.length) lines.push(...wrap(`node flags: ${flags.join(' ')}`, WIDTH));
+  return lines;
+}
+
+function breakdown(r) {
+  const s = r.sample ?? {};
+  const l = r.limits ?? {};
+  const total = s.treeRss ?? s.rss;
+  const limit = (v, lim) => (known(lim) ? `${formatBytes(lim)} (${pct(v, lim)})` : '');
+  const rows = [
+    ['part', 'size', 'of RSS', 'limit (used)'],
+    ['RSS, worker + children', bytes(total), known(total) ? '100%' : '-', limit(total, l.rss)],
+    ['worker RSS', bytes(s.rss), pct(s.rss, total), ''],
+    ['PSS, worker + children', bytes(s.treePss ?? s.pss), pct(s.treePss ?? s.pss, total), ''],
+    ['V8 heap used', bytes(s.heapUsed), pct(s.heapUsed, total), limit(s.heapUsed, l.heapUsed)],
+    ['V8 heap total', bytes(s.heapTotal), pct(s.heapTotal, total), ''],
+    ['V8 heap limit', bytes(s.heapLimit), '', known(s.heapLimit) ? `heap used ${pct(s.heapUsed, s.heapLimit)}` : ''],
+    ['external (Buffers etc.)', bytes(s.external), pct(s.external, total), ''],
+    ['  of which arrayBuffers', bytes(s.arrayBuffers), pct(s.arrayBuffers, total), ''],
+    ['native (RSS − heap − ext.)', bytes(s.native), pct(s.native, total), limit(s.native, l.native)],
+    [`children (${dash(s.children)} processes)`, bytes(s.childrenRss), pct(s.childrenRss, total), ''],
+  ];
+  const res = r.resources ? Object.entries(r.resources).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ') : '';
+  return [
+    'Memory',
+    ...table(rows, [28, 10, 7, 22]),
+    `  open file descriptors ${dash(s.fds)} · active handles ${dash(s.handles)}${res ? ` (${res})` : ''}`,
+  ].flatMap((line) => (line.length > WIDTH ? wrap(line, WIDTH).map((x, i) => (i ? `    ${x}` : x)) : [line]));
+}
+
+function heapSpaces(r) {
+  if (!Array.isArray(r.heapSpaces)) return ['Heap spaces', '  -'];
+  const shown = r.heapSpaces.filter((x) => x.size > 0);
+  const rows = [['space', 'size', 'used', 'used %'], ...shown.map((x) => [x.name, bytes(x.size), bytes(x.used), pct(x.used, x.size)])];
+  const empty = r.heapSpaces.length - shown.length;
+  const note = empty ? [`  (${empty} empty space${empty === 1 ? '' : 's'} not shown)`] : [];
+  return ['Heap spaces', ...table(rows, [26, 10, 10, 7]), ...note];
+}
+
+function gc(r) {
+  const out = ['GC'];
+  const kinds = r.gcByKind ? Object.entries(r.gcByKind) : [];
+  if (kinds.length) {
+    const rows = [['kind', 'count', 'time'], ...kinds.map(([k, v]) => [GC_KINDS[k] ?? k, dash(v?.count), ms(v?.ms)])];
+    out.push(...table(rows, [26, 10, 10]));
+  }
+  const s = r.sample ?? {};
+  out.push(`  GC share of wall time, last minute: ${share(r.gcShare)} · total ${dash(s.gcCount)} GCs, ${ms(s.gcMs)}`);
+  return out;
+}
+
+function eventLoop(r) {
+  const s = r.sample ?? {};
+  return ['Event loop', `  utilization ${share(s.elu)} · delay p50 ${ms(s.delayP50)} · p99 ${ms(s.delayP99)}`];
+}
+
+function mappings(r) {
+  const m = r.mappings;
+  if (!m) return ['Mappings', '  - (smaps not readable)'];
+  return ['Mappings', `  ${dash(m.anonymous)} anonymous, ${dash(m.v8Pages)} of them V8's 256 KiB pages · anonymous RSS ${bytes(m.anonRss)}`];
+}
+
+function trend(r) {
+  const t = r.trend ?? {};
+  return ['Trend (last minute)',
+    `  RSS ${perMin(t.rssPerSec)} · heap baseline ${perMin(t.heapPerSec)} · rss limit reached in ${secs(t.rssLimitInSec)}`];
+}
+
+function findings(r) {
+  const out = [];
+  if (r.leak) {
+    const L = r.leak;
+    const what = FIELD_NAMES[L.field] ?? L.field;
+    out.push(`  leak (${L.kind}): ${what} grows ${perMin(L.growthBytesPerSec)} over ${dash(L.windowMs, formatDuration)}`
+      + ` (r² ${dash(L.r2, (x) => x.toFixed(2))}), limit reached in ${secs(L.projectedLimitInSec)}`);
+  }
+  if (r.step) {
+    const S = r.step;
+    const ago = known(S.at) && known(r.sample?.t) ? `, ${formatDuration(Math.max(0, r.sample.t - S.at))} ago` : '';
+    out.push(`  step: ${FIELD_NAMES[S.field] ?? S.field} rose ${bytes(S.stepBytes)} (${bytes(S.from)} → ${bytes(S.to)})${ago} and stayed`);
+  }
+  if (!out.length) out.push('  no leak and no step change in the window');
+  return ['Findings', ...out.flatMap((l) => (l.length > WIDTH ? wrap(l.trim(), WIDTH - 4).map((x, i) => (i ? `    ${x}` : `  ${x}`)) : [l]))];
+}
+
+function advice(r) {
+  const items = Array.isArray(r.advice) ? r.advice : [];
+  if (!items.length) return ['Advice', '  nothing to advise'];
+  return ['Advice', ...items.flatMap((a) => wrap(typeof a === 'string' ? a : a.message, WIDTH - 4).map((l, i) => (i ? `    ${l}` : `  • ${l}`)))];
+}
 
 /** The report as lines of text, ending in a newline. */
 export function formatInspect(report) {
-  return `${renderInspect(report, { width: 100, color: false }).join('\n')}\n`;
+  if (!report || typeof report !== 'object') return 'inspect: no report\n';
+  const sections = [header(report), breakdown(report), heapSpaces(report), gc(report), eventLoop(report),
+    mappings(report), trend(report), findings(report), advice(report)];
+  if (report.heapSnapshot?.file) sections.push([`Heap snapshot written to ${report.heapSnapshot.file}`]);
+  return `${sections.map((s) => s.join('\n')).join('\n\n')}\n`;
 }

@@ -5,6 +5,7 @@
 import { connect } from './control-client.js';
 import { runStatusScreen } from '../report/status-screen.js';
 import { EXIT, NodesupError } from '../errors.js';
+export { recycleOutcome, reloadOutcome } from '../report/action-outcome.js';
 
 // A snapshot answers in milliseconds; the screen gives up on its own after failAfterMs anyway.
 const STATUS_TIMEOUT_MS = 5000;
@@ -27,8 +28,8 @@ export async function liveStatus({ name, dir, screen = runStatusScreen, stderr =
         return snap ?? conn.request('status', {}, { timeoutMs: STATUS_TIMEOUT_MS });
       },
       actions: {
-        recycle: async (slot) => ({ message: recycleOutcome(await act('recycle', { slot })) }),
-        reload: async () => ({ message: reloadOutcome(await act('reload')) }),
+        recycle: (slot) => act('recycle', { slot }),
+        reload: () => act('reload'),
         inspect: (slot) => act('inspect', { slot }),
       },
     });
@@ -42,22 +43,4 @@ export async function liveStatus({ name, dir, screen = runStatusScreen, stderr =
   } finally {
     conn.close();
   }
-}
-
-// What the screen says once an action has answered: the outcome, not just "done" (a recycle can be
-// skipped, or fail because the replacement never became ready while the old worker kept serving).
-const OUTCOMES = { recycled: 'replaced', gc: 'a full GC brought it under its limits', failed: 'the replacement was not ready in time; the old worker keeps serving', skipped: 'skipped: no ready worker in that slot, or it is already recycling' };
-
-/** One line for a `recycle` reply `{ slot, reason, result }`. */
-export function recycleOutcome(reply) {
-  return OUTCOMES[reply?.result] ?? String(reply?.result ?? 'done');
-}
-
-/** One line for a `reload` reply `{ reloaded, results }`. */
-export function reloadOutcome(reply) {
-  const results = Array.isArray(reply?.results) ? reply.results : [];
-  const failed = results.filter((r) => r.result === 'failed').map((r) => r.slot);
-  let text = `${reply?.reloaded ?? 0} of ${results.length} slots replaced`;
-  if (failed.length) text += `; slot ${failed.join(', ')} kept the old worker (replacement not ready)`;
-  return text;
 }

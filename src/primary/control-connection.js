@@ -15,6 +15,8 @@ export function serveConnection(socket, ctx) {
   sockets.add(socket);
   socket.setTimeout(opts.idleTimeoutMs);
   socket.on('timeout', () => {
+    // A connection waiting on a long reload is not idle.
+    if (inFlight > 0) return socket.setTimeout(opts.idleTimeoutMs);
     logger?.debug?.('control client idle; disconnected');
     socket.destroy();
   });

@@ -33,8 +33,11 @@ export function leakVerdict(sup, s, h, now) {
 
 /** Growth of tree RSS and of the heap baseline over the last minute, bytes/s, and time to the rss limit. */
 export function workerTrend(h, config, now) {
-  const since = now - TREND_WINDOW_MS;
-  const rss = linearTrend(h.window.series('treeRss', since));
+  // From readiness on, and only over enough time: three samples in a worker's first second
+  // extrapolate to nonsense like "+1.4 GiB/min".
+  const since = Math.max(now - TREND_WINDOW_MS, h.readyAt ?? h.startedAt);
+  const fit = linearTrend(h.window.series('treeRss', since));
+  const rss = fit && fit.spanMs >= Math.max(10_000, 5 * config.pollInterval) ? fit : null;
   const heap = growth(h.window, 'heapUsed', { now, windowMs: TREND_WINDOW_MS, bucketMs: Math.max(2 * config.pollInterval, 5000) });
   const last = h.window.last();
   const rssPerSec = rss ? Math.round(rss.slope) : null;

@@ -1,21 +1,26 @@
-// Signals to the primary: SIGTERM/SIGINT drain and stop (a second one forces), SIGHUP reloads.
+// Signals to the primary: SIGTERM/SIGINT drain and stop (a second one forces), SIGHUP reloads
+// (except under --tui, where it means the terminal is gone: a stop, however many times it comes).
 
 /** Install the handlers; returns a function that removes them. */
-export function handleSignals(sup, { onStop }) {
+export function handleSignals(sup, { onStop, hangupStops = false } = {}) {
   const stop = (signal) => {
     const first = !sup.stopping;
     onStop?.(signal, first);
     sup.stop(signal);
+  };
+  // A closed terminal can deliver SIGHUP more than once (the shell forwards it): never a force.
+  const hangup = (signal) => {
+    if (!sup.stopping) stop(signal);
   };
   const hup = () => {
     sup.reload().catch((err) => sup.logger.error({ err }, 'reload failed'));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  process.on('SIGHUP', hup);
+  process.on('SIGHUP', hangupStops ? hangup : hup);
   return () => {
     process.off('SIGTERM', stop);
     process.off('SIGINT', stop);
-    process.off('SIGHUP', hup);
+    process.off('SIGHUP', hangupStops ? hangup : hup);
   };
 }

@@ -59,7 +59,7 @@ function row(s, h, now, config) {
 
 function emptyRow(s) {
   return {
-    slot: s.slot, pid: null, state: STATES.EXITED, current: false, startedAt: null, readyAt: null, uptimeMs: null,
+    slot: s.slot, pid: null, state: STATES.EXITED, current: null, startedAt: null, readyAt: null, uptimeMs: null,
     last: null, history: [], trend: { rssPerSec: null, heapPerSec: null }, recycles: s.recycles, restarts: s.restarts, retiring: null,
   };
 }

@@ -44,7 +44,8 @@ export async function runSupervisor(config, { tuiScreen } = {}) {
     }
   }
 
-  const unhook = handleSignals(sup, {});
+  // Under --tui a SIGHUP means the terminal closed, not "reload": the screen handles it.
+  const unhook = handleSignals(sup, { hangupStops: config.tui });
   sup.start();
   if (config.tui) runTui(sup, tuiScreen);
   await sup.done;
@@ -61,9 +62,14 @@ export async function runSupervisor(config, { tuiScreen } = {}) {
 async function runTui(sup) {
   const { runStatusScreen } = await import('../report/status-screen.js');
   const handlers = controlHandlers(sup);
-  await runStatusScreen({
-    fetchSnapshot: async () => sup.snapshot(),
-    actions: { recycle: (slot) => handlers.recycle({ slot }), reload: () => handlers.reload(), inspect: (slot) => handlers.inspect({ slot }) },
-  });
-  sup.stop('tui');
+  try {
+    await runStatusScreen({
+      fetchSnapshot: async () => sup.snapshot(),
+      actions: { recycle: (slot) => handlers.recycle({ slot }), reload: () => handlers.reload(), inspect: (slot) => handlers.inspect({ slot }) },
+    });
+  } catch (err) {
+    sup.logger.error({ err }, 'status screen failed');
+  } finally {
+    sup.stop('tui');
+  }
 }

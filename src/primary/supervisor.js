@@ -62,7 +62,8 @@ export class Supervisor {
   start() {
     const { config } = this;
     this.emit('info', {
-      event: EVENTS.SUPERVISOR_START, name: config.name, primaryPid: process.pid, script: config.script, workers: config.workers,
+      // `name` is on every line already (the logger's base).
+      event: EVENTS.SUPERVISOR_START, primaryPid: process.pid, script: config.script, workers: config.workers,
       limits: config.limits, cgroupMemoryLimit: this.cgroup.memoryLimit, totalRssLimit: this.totalLimit,
       pollInterval: config.pollInterval, nodeArgs: config.nodeArgs,
     }, `nodesup ${config.name}: ${config.workers} workers of ${config.script}`);

@@ -3,6 +3,7 @@
 // home, erase-to-end-of-line, and raw keys: about a hundred lines, against React, a reconciler
 // and yoga in the dependency tree of a supervisor that people put in production containers.
 
+import { actionOutcome } from './action-outcome.js';
 import { renderStatus, renderInspect } from './status-view.js';
 import { visibleWidth, truncate, paint } from './ansi.js';
 import { NodesupError } from '../errors.js';
@@ -57,8 +58,11 @@ export function runStatusScreen({
     const restore = () => {
       if (restore.done) return;
       restore.done = true;
-      output.write(LEAVE);
-      if (raw) input.setRawMode(false);
+      // Best effort: when the terminal is gone (EIO) there is nothing left to restore.
+      try {
+        output.write(LEAVE);
+        if (raw) input.setRawMode(false);
+      } catch { /* terminal gone */ }
     };
     const finish = (err, value) => {
       if (done) return;
@@ -66,7 +70,9 @@ export function runStatusScreen({
       clearTimeout(timer);
       input.off('data', onData);
       output.off('resize', onResize);
-      for (const sig of ['SIGINT', 'SIGTERM']) signals.off(sig, onSignal);
+      for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) signals.off(sig, onSignal);
+      // The error listeners stay: the leave-screen write to a dead terminal fails later, async.
+      input.off('end', onHangup);
       signals.off('exit', restore);
       signals.off('uncaughtExceptionMonitor', restore);
       restore();
@@ -74,6 +80,7 @@ export function runStatusScreen({
       if (err) reject(err);
       else resolve(value);
     };
+    const onHangup = () => finish(null, { reason: 'hangup' });
     const guard = (fn) => (...args) => { try { fn(...args); } catch (err) { finish(err); } };
 
     const selectedIndex = () => (snapshot?.slots ?? []).findIndex((s) => s.slot === selected);
@@ -162,7 +169,11 @@ export function runStatusScreen({
       input.on('data', onData);
       input.resume();
       output.on('resize', onResize);
-      for (const sig of ['SIGINT', 'SIGTERM']) signals.on(sig, onSignal);
+      for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) signals.on(sig, onSignal);
+      // The terminal went away (closed window, tmux kill-server): writes fail with EIO. Leave quietly.
+      output.on('error', onHangup);
+      input.on('error', onHangup);
+      input.on('end', onHangup);
       // Last resorts: leave the terminal usable on process.exit() and before a crash is printed.
       signals.on('exit', restore);
       signals.on('uncaughtExceptionMonitor', restore);
@@ -174,11 +185,7 @@ export function runStatusScreen({
   });
 }
 
-function resultText(label, result) {
-  if (typeof result === 'string') return `${label}: ${result}`;
-  if (result && typeof result === 'object' && typeof result.message === 'string') return `${label}: ${result.message}`;
-  return `${label}: done`;
-}
+const resultText = actionOutcome;
 
 function withTimeout(promise, ms) {
   let t;

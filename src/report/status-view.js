@@ -44,7 +44,7 @@ export function renderStatus(snapshot, { width = 80, height = Infinity, selected
   const header = headerLines(snapshot, width, color);
   const { columns, sparkWidth } = chooseColumns(width);
   const head = paint(' ' + columns.map((c) => pad(c.title, c.key === 'spark' ? sparkWidth : c.width, c.align)).join(' '), 'dim', color);
-  const rows = slots.length ? slots.map((s) => slotRow(s, columns, sparkWidth, ctx, s.slot === selected, color, width)) : ['  no workers'];
+  const rows = slots.length ? slots.map((s) => slotRow(s, columns, sparkWidth, ctx, s.slot === selected && s.current !== false, color, width)) : ['  no workers'];
   const detail = detailLines(slots.find((s) => s.slot === selected), width, color);
   const recycles = recycleLines(snapshot.recentRecycles ?? [], color);
   const msg = message ? [messageLine(message, color)] : [];
@@ -111,14 +111,17 @@ function slotRow(slot, columns, sparkWidth, ctx, isSelected, color, width) {
 
 function headerLines(snap, width, color) {
   const slots = snap.slots ?? [];
-  const ready = slots.filter((s) => s.state === STATES.READY).length;
-  const readyTone = ready === 0 && slots.length ? 'red' : ready < slots.length ? 'yellow' : null;
+  // A recycling slot has two rows (old draining, new ready): count serving workers, not rows.
+  const serving = slots.filter((s) => s.current !== false);
+  const ready = serving.filter((s) => s.state === STATES.READY).length;
+  const workers = snap.workers ?? serving.length;
+  const readyTone = ready === 0 && workers ? 'red' : ready < workers ? 'yellow' : null;
   const up = snap.startedAt != null && snap.now != null ? formatDuration(snap.now - snap.startedAt) : '-';
   const first = [
     paint(`nodesup ${clean(snap.name ?? '')}`, 'bold', color),
     `pid ${snap.pid ?? '-'}`,
     `up ${up}`,
-    paint(`${ready}/${slots.length} ready`, readyTone, color),
+    paint(`${ready}/${workers} ready`, readyTone, color),
   ];
   const l = snap.limits ?? {};
   const limits = [

@@ -72,7 +72,10 @@ function start() {
 
   // Ctrl-C in a terminal signals the whole process group. The primary turns it into a drain; a
   // worker dying on it at once would drop its in-flight requests.
+  // A closed terminal sends SIGHUP to the group likewise: the primary owns the workers' lives, and
+  // they still exit when its IPC channel closes.
   process.on('SIGINT', () => {});
+  process.on('SIGHUP', () => {});
 
   process.send(message(KIND.HELLO, { pid: process.pid, node: process.version }));
 }

@@ -37,6 +37,8 @@ async function terminal(t, { width, height, env = {}, cwd }) {
     capture: async () => (await tmux('capture-pane', '-p', '-t', '0')).stdout,
     /** Type a line into the shell. */
     type: async (line) => { await tmux('send-keys', '-t', '0', '-l', line); await tmux('send-keys', '-t', '0', 'Enter'); },
+    /** Close the terminal, as closing its window would: everything in it gets SIGHUP. */
+    close: async () => { await tmux('kill-server'); },
     /** Press keys by tmux name: 'Down', 'x', 'q'. */
     press: async (...keys) => { await tmux('send-keys', '-t', '0', ...keys); },
     /** Poll the screen until pred(text) holds; the error shows the last screen. */
@@ -121,7 +123,8 @@ async function statusView(t, { width, height }) {
 test('nodesup status in tmux 100×30: rows for every slot, ↓ x recycles slot 1, q returns to the shell', statusView, { width: 100, height: 30 });
 test('nodesup status in tmux 80×24: the same at the smallest supported size', statusView, { width: 80, height: 24 });
 
-test('nodesup start --tui in tmux: rows appear, q stops the supervisor and every worker', async (t) => {
+// Start `nodesup start --tui` in a terminal and wait until both workers are ready.
+async function startTui(t) {
   const runDir = scratch();
   const cwd = scratch();
   const seen = new Set(); // every pid to kill if the test fails half-way (tmux's SIGHUP means reload to nodesup)
@@ -143,6 +146,11 @@ test('nodesup start --tui in tmux: rows appear, q stops the supervisor and every
     if (snap) for (const pid of [snap.pid, ...snap.slots.map((s) => s.pid)]) if (pid) seen.add(pid);
     await delay(200);
   }
+  return { term, runDir, snap };
+}
+
+test('nodesup start --tui in tmux: rows appear, q stops the supervisor and every worker', async (t) => {
+  const { term, runDir, snap } = await startTui(t);
   const screen = await term.waitFor((s) => snap.slots.every((r) => row(r.slot, r.pid).test(s)), 'a row for every slot with its pid');
   t.log(`nodesup start --tui at 100×30:\n${screen}`);
   t.regex(screen, /nodesup tui/);
@@ -179,4 +187,16 @@ test('nodesup status when the supervisor goes away: exit 1 with one line, the te
   const none = await term.waitFor((s) => exitLine.test(s), 'status with nothing running');
   t.is(exitLine.exec(none)[1], '1');
   t.regex(none, /nodesup: no nodesup supervisor is running/);
+});
+
+test('nodesup start --tui whose terminal is closed: the supervisor drains and stops, nothing left', async (t) => {
+  const { term, runDir, snap } = await startTui(t);
+  await term.waitFor((s) => snap.slots.every((r) => row(r.slot, r.pid).test(s)), 'a row for every slot with its pid');
+  await term.close();
+  const pids = [snap.pid, ...snap.slots.map((s) => s.pid)];
+  t.deepEqual(await waitGone(pids, 30_000), [], 'the primary and every worker exited');
+  const log = fs.readFileSync(`${runDir}/tui.log`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  t.true(log.some((e) => e.event === 'supervisor.stop'), 'a clean stop was logged');
+  t.true(log.filter((e) => e.event === 'worker.exit').every((e) => e.planned), 'workers were drained, not killed by the hangup');
+  t.false(fs.existsSync(`${runDir}/tui.sock`), 'the control socket is gone');
 });

@@ -170,3 +170,14 @@ test('renderInspect: key/value lines, units from keys, advice wrapped', (t) => {
   t.true(renderInspect(report, { width: 60, color: true }).some((l) => l.includes('\x1b[33m')), 'warn advice is yellow');
   t.deepEqual(renderInspect(null, { width: 20 }), ['inspect: no report']);
 });
+
+test('a slot mid-recycle has two rows but counts once: header says 2/2 ready, only the serving row is selected', (t) => {
+  const snap = snapshot({ slots: 2 });
+  const old = { ...snap.slots[1], pid: 999, state: 'draining', current: false };
+  snap.slots.splice(1, 0, old);
+  snap.workers = 2;
+  const lines = renderStatus(snap, { width: 100, height: 30, selected: 1 }).map(plain);
+  t.true(lines[0].includes('2/2 ready'), lines[0]);
+  t.is(lines.filter((l) => /^>\s+1\s/.test(l)).length, 1, 'one selection marker');
+  t.truthy(lines.find((l) => /^ \s+1\s+999\s+draining/.test(l)), 'the draining row is shown, unselected');
+});

@@ -12,7 +12,9 @@ function parseSlot(raw) {
   return slot;
 }
 
-const ask = (argv, op, args = {}) => request({ name: argv.name, dir: runDir(), op, args, timeoutMs: argv.timeoutMs ?? 120_000 });
+// A reload replaces every slot in turn (startup + drain each): with many workers, many minutes.
+const TIMEOUTS = { reload: 60 * 60_000, stop: 10 * 60_000 };
+const ask = (argv, op, args = {}) => request({ name: argv.name, dir: runDir(), op, args, timeoutMs: TIMEOUTS[op] ?? 120_000 });
 const print = (obj) => process.stdout.write(`${JSON.stringify(obj, null, 2)}\n`);
 
 export const controlCommands = [
