@@ -7,5 +7,6 @@ const server = http.createServer((req, res) => {
   res.setHeader('content-type', 'application/json');
   res.end(JSON.stringify({ pid: process.pid, slot: process.env.NODESUP_SLOT, url: req.url }));
 });
-server.listen(port, '127.0.0.1');
+// Loopback unless told otherwise: in a container HOST=0.0.0.0 (see the Dockerfile).
+server.listen(port, process.env.HOST ?? '127.0.0.1');
 onShutdown(() => console.log(`worker ${process.pid}: drained, bye`));

@@ -1,7 +1,7 @@
 // One poll tick: every worker's agent is asked at once, /proc is read while the replies travel,
 // and one Sample per worker comes out. Nothing is logged here; decisions are the supervisor's.
 import { KIND } from '../protocol.js';
-import { readMemory, countFds } from '../proc/memory.js';
+import { readMemory, readRss, countFds } from '../proc/memory.js';
 import { descendantsOf } from '../proc/descendants.js';
 import { rememberTree } from './kill-tree.js';
 
@@ -15,7 +15,7 @@ import { rememberTree } from './kill-tree.js';
  */
 export async function pollOnce(pool, handles, { timeoutMs, now }) {
   const replies = handles.map((h) => pool.request(h, KIND.STATS, {}, timeoutMs));
-  const procs = handles.map((h) => readTree(h));
+  const procs = handles.map((h) => readTree(h, fullReadDue(h)));
   const stats = await Promise.all(replies);
   const t = now();
   return handles.map((h, i) => {
@@ -25,22 +25,46 @@ export async function pollOnce(pool, handles, { timeoutMs, now }) {
   });
 }
 
-/** One worker's /proc view: its own memory, its tree's, fds; remembers the tree for killing. */
-export function readTree(h) {
-  const own = readMemory(h.pid);
-  const kids = descendantsOf(h.pid);
+// A full read (smaps_rollup of every process, every thread's children list) every DETAIL_EVERY
+// polls of a worker; statm and the main thread's list in between. Workers are polled from their
+// own spawn on, so their full reads fall on different ticks.
+const DETAIL_EVERY = 10;
+
+/** Counts h's polls; true on the polls that get a full read. */
+export function fullReadDue(h) {
+  h.polls = (h.polls ?? 0) + 1;
+  return h.polls % DETAIL_EVERY === 1 || !h.pssBase;
+}
+
+/**
+ * One worker's /proc view: its own memory, its tree's, fds; remembers the tree for killing.
+ * Between full reads PSS and anonymous memory are estimated as RSS minus what was shared (or
+ * not anonymous) at the last full read: what a process grows is private, anonymous memory.
+ */
+export function readTree(h, detail = true) {
+  const kids = descendantsOf(h.pid, detail);
+  const read = detail ? readMemory : (pid) => { const rss = readRss(pid); return rss === null ? null : { rss, pss: null, anon: null }; };
+  const own = read(h.pid);
   let childrenRss = 0;
   let childrenPss = 0;
   let pssKnown = true;
   for (const pid of kids) {
-    const m = readMemory(pid);
+    const m = read(pid);
     if (!m) continue; // exited between the listing and the read
     childrenRss += m.rss;
     if (m.pss === null) pssKnown = false;
     else childrenPss += m.pss;
   }
   if (kids.length || h.tree.length > 1) h.tree = rememberTree([h.pid, ...kids]);
-  return { own, children: kids.length, childrenRss, childrenPss: pssKnown ? childrenPss : null, fds: countFds(h.pid) };
+  const view = { own, children: kids.length, childrenRss, childrenPss: pssKnown ? childrenPss : null, fds: countFds(h.pid) };
+  if (own && detail && own.pss !== null) {
+    h.pssBase = { shared: own.rss - own.pss, nonAnon: own.rss - (own.anon ?? own.rss), childrenShared: view.childrenPss === null ? null : childrenRss - view.childrenPss };
+  } else if (own && !detail && h.pssBase) {
+    own.pss = Math.max(0, own.rss - h.pssBase.shared);
+    own.anon = Math.max(0, own.rss - h.pssBase.nonAnon);
+    view.childrenPss = h.pssBase.childrenShared === null ? null : Math.max(0, childrenRss - h.pssBase.childrenShared);
+  }
+  return view;
 }
 
 /** Combine /proc and agent views into a Sample; what was not measured stays null. */

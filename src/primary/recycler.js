@@ -10,7 +10,8 @@ import { readTree, buildSample } from './poller.js';
 import { treeOf, rememberTree, signalAll, stillAlive } from './kill-tree.js';
 import { describeRecycle } from '../report/status-view.js';
 
-const KILL_GRACE_MS = 2000;   // SIGTERM → SIGKILL
+/** SIGTERM → SIGKILL grace after killTimeout. */
+export const KILL_GRACE_MS = 2000;
 const GC_TIMEOUT_MS = 10_000; // a full GC of a multi-GB heap takes seconds
 
 export class Recycler extends EventEmitter {
@@ -84,7 +85,7 @@ export class Recycler extends EventEmitter {
     const before = h.window.last();
     const r = await this.pool.request(h, KIND.GC, {}, GC_TIMEOUT_MS);
     if (!r) return false;
-    const sample = buildSample(this.now(), h.pid, readTree(h), r.after);
+    const sample = buildSample(this.now(), h.pid, readTree(h, true), r.after);
     h.window.push(sample);
     const over = this.stillOver(h, v, sample);
     this.emit('event', 'info', {

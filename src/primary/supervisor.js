@@ -29,7 +29,8 @@ export class Supervisor {
     this.counters = { recycles: {}, restarts: 0 };
     this.recentRecycles = [];
     this.advised = new Set();
-    this.pollStats = new DurationRing(1024);
+    // The recent ticks only: a summary over startup would say little about steady cost.
+    this.pollStats = new DurationRing(120);
     this.cgroup = readCgroup();
     this.totalLimit = resolveTotalLimit(config.limits.totalRss, this.cgroup.memoryLimit);
     this.slots = Array.from({ length: config.workers }, (_, slot) => ({

@@ -13,11 +13,14 @@ export const hasChildrenFiles = (() => {
   }
 })();
 
-/** Direct children of pid (every thread's list: libuv may fork from a worker thread). */
-export function childrenOf(pid) {
+/**
+ * Direct children of pid. Each thread has its own list; `allThreads` reads them all (a worker
+ * thread may spawn too), otherwise only the main thread's, where libuv spawns for the event loop.
+ */
+export function childrenOf(pid, allThreads = true) {
   let tids;
   try {
-    tids = fs.readdirSync(`/proc/${pid}/task`);
+    tids = allThreads ? fs.readdirSync(`/proc/${pid}/task`) : [String(pid)];
   } catch {
     return [];
   }
@@ -38,17 +41,17 @@ export function childrenOf(pid) {
 }
 
 /** Every descendant of pid, breadth first; [] when pid is gone or /proc says nothing. */
-export function descendantsOf(pid) {
+export function descendantsOf(pid, allThreads = true) {
   if (!hasChildrenFiles) return [];
   const out = [];
-  const queue = childrenOf(pid);
+  const queue = childrenOf(pid, allThreads);
   const seen = new Set();
   while (queue.length) {
     const p = queue.shift();
     if (seen.has(p)) continue;
     seen.add(p);
     out.push(p);
-    for (const c of childrenOf(p)) queue.push(c);
+    for (const c of childrenOf(p, allThreads)) queue.push(c);
   }
   return out;
 }

@@ -12,7 +12,35 @@ const hasRollup = (() => {
   }
 })();
 
-/** {rss, pss, anon} in bytes for pid, or null when it cannot be read (gone, no permission). */
+// statm counts pages; the page size is learnt once by comparing it with status's kB for ourselves.
+const PAGE_SIZE = (() => {
+  try {
+    const pages = Number(fs.readFileSync('/proc/self/statm', 'latin1').split(' ')[1]);
+    const rss = parseStatus(fs.readFileSync('/proc/self/status', 'latin1'))?.rss;
+    const size = rss && pages ? rss / pages : 4096;
+    return 2 ** Math.round(Math.log2(size));
+  } catch {
+    return 4096;
+  }
+})();
+
+/** RSS of pid in bytes from statm: cheap (~20 µs) where smaps_rollup walks every mapping. */
+export function readRss(pid) {
+  let text;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/statm`, 'latin1');
+  } catch {
+    return null;
+  }
+  const resident = Number(text.split(' ', 2)[1]);
+  return Number.isFinite(resident) ? resident * PAGE_SIZE : null;
+}
+
+/**
+ * {rss, pss, anon} in bytes for pid, or null when it cannot be read (gone, no permission).
+ * smaps_rollup costs the kernel a walk of every mapping (~0.7 ms for a 45 MB node process):
+ * the poller calls this every tenth poll and readRss in between.
+ */
 export function readMemory(pid) {
   let text;
   try {

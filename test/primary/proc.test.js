@@ -45,3 +45,23 @@ test('descendantsOf finds grandchildren without spawning ps', async (t) => {
   t.true(tree.length >= 2, 'the sleep below the shell is found too');
   for (const pid of tree.reverse()) try { process.kill(pid, 'SIGKILL'); } catch {}
 });
+
+test('readRss (statm) agrees with smaps_rollup, and is null for a gone pid', async (t) => {
+  const { readRss } = await import('../../src/proc/memory.js');
+  const cheap = readRss(process.pid);
+  const full = readMemory(process.pid).rss;
+  t.true(Math.abs(cheap - full) < 4 * 1024 * 1024, `${cheap} vs ${full}`);
+  t.is(readRss(2 ** 22 + 7), null);
+});
+
+test('readTree: a full read every tenth poll, PSS estimated in between from the last full read', async (t) => {
+  const { readTree, fullReadDue } = await import('../../src/primary/poller.js');
+  const h = { pid: process.pid, tree: [] };
+  t.true(Array.from({ length: 3 }, () => fullReadDue(h)).every(Boolean), 'every poll is a full read until one succeeds...');
+  const full = readTree(h, true);
+  t.truthy(h.pssBase);
+  t.deepEqual(Array.from({ length: 10 }, () => fullReadDue(h)).filter(Boolean).length, 1, '...then one in ten');
+  const cheap = readTree(h, false);
+  t.true(cheap.own.pss > 0 && cheap.own.pss <= cheap.own.rss);
+  t.true(Math.abs(cheap.own.pss - full.own.pss) < 8 * 1024 * 1024, 'the estimate is close to the measured PSS');
+});

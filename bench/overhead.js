@@ -1,0 +1,78 @@
+// Throughput overhead: the same tiny HTTP app under a bare node:cluster primary (no supervision
+// at all: the limit) and under nodesup with its defaults (poll 1s, metrics on), alternating runs,
+// keep-alive autocannon load on 127.0.0.1. Target: nodesup ≥ 0.97 × bare.
+//   node bench/overhead.js [--quick] [--write] [--runs 5] [--duration 10] [--connections 32]
+import path from 'node:path';
+import { benchArgs, ROOT } from './lib/args.js';
+import { startPrimary, startNodesup, freePort, load, cleanupAll, scratch } from './lib/spawn.js';
+import { cpuMeter } from './lib/proc.js';
+import { mean, sd, min, max, fx, int } from './lib/stats.js';
+import { publish, table } from './lib/results.js';
+
+const opts = benchArgs({
+  runs: { type: 'string' }, duration: { type: 'string' }, warmup: { type: 'string' },
+  connections: { type: 'string', default: '32' }, workers: { type: 'string', default: '2' },
+}, 'node bench/overhead.js [--quick] [--write] [--runs N] [--duration S] [--warmup S] [--connections C] [--workers N]');
+const RUNS = Number(opts.runs ?? (opts.quick ? 3 : 5));
+const DURATION = Number(opts.duration ?? (opts.quick ? 3 : 10));
+const WARMUP = Number(opts.warmup ?? (opts.quick ? 1 : 3));
+const CONNECTIONS = Number(opts.connections);
+const WORKERS = Number(opts.workers);
+const APP = path.join(ROOT, 'bench/apps/hello.js');
+const BARE = path.join(ROOT, 'bench/apps/bare-primary.js');
+
+async function oneRun(kind) {
+  const port = await freePort();
+  const env = { PORT: String(port), WORKERS: String(WORKERS) };
+  const run = kind === 'bare'
+    ? startPrimary([BARE, APP], { env, cwd: scratch(), name: 'bare primary' })
+    : startNodesup([APP, '-w', String(WORKERS), '--poll-interval', '1s', '--metrics', `127.0.0.1:${await freePort()}`, '--log-format', 'json'], { env });
+  try {
+    const start = await run.waitFor((e) => e.event === 'supervisor.start', { what: 'supervisor.start' });
+    await run.waitReady(WORKERS, { timeout: 60_000 });
+    const url = `http://127.0.0.1:${port}/`;
+    if (WARMUP > 0) await load({ url, connections: CONNECTIONS, duration: WARMUP }).result;
+    const cpu = cpuMeter(start.primaryPid);
+    cpu.start();
+    const r = await load({ url, connections: CONNECTIONS, duration: DURATION }).result;
+    const primaryCpu = cpu.stop();
+    // nodesup must have been sampling throughout, or the comparison means nothing.
+    const pollTicks = kind === 'nodesup' ? (await run.status()).poll.count : null;
+    return { kind, reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed, primaryCpu: primaryCpu?.percent ?? null, pollTicks };
+  } finally {
+    const { code } = await run.stop();
+    if (code !== 0) process.stderr.write(`${kind}: exited with ${code}\n`);
+  }
+}
+
+async function main() {
+  const runs = [];
+  for (let i = 0; i < RUNS; i++) {
+    for (const kind of ['bare', 'nodesup']) {
+      const r = await oneRun(kind);
+      runs.push(r);
+      process.stderr.write(`run ${i + 1}/${RUNS} ${kind}: ${fx(r.reqPerSec)} req/s, p99 ${r.p99} ms, primary CPU ${fx(r.primaryCpu, 1)} %, failed ${r.failed}${r.pollTicks !== null ? `, ${r.pollTicks} poll ticks` : ''}\n`);
+    }
+  }
+  const of = (kind) => runs.filter((r) => r.kind === kind);
+  const rps = (kind) => of(kind).map((r) => r.reqPerSec);
+  const ratio = mean(rps('nodesup')) / mean(rps('bare'));
+  const pairs = of('nodesup').map((r, i) => r.reqPerSec / of('bare')[i].reqPerSec);
+  const row = (kind, label) => {
+    const xs = rps(kind);
+    return [label, xs.length, int(mean(xs)), int(sd(xs)), `${int(min(xs))}–${int(max(xs))}`, fx(mean(of(kind).map((r) => r.p99)), 1),
+      fx(mean(of(kind).map((r) => r.primaryCpu)), 1), of(kind).reduce((a, r) => a + r.failed, 0)];
+  };
+  const body = [
+    `The app (\`bench/apps/hello.js\`) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`: forks, nothing else) and under nodesup with defaults (poll 1s, metrics on, leak detection on), ${WORKERS} workers each; runs alternate bare, nodesup, bare, …; each run: fresh primary, ready by events, ${WARMUP} s warm-up (discarded), then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1 from a separate process on the same machine.`,
+    '',
+    table(['primary', 'runs', 'req/s mean', '± sd', 'min–max', 'p99 latency ms (mean)', 'primary CPU, % of a core', 'failed'], [row('bare', 'bare node:cluster'), row('nodesup', 'nodesup')]),
+    '',
+    `**nodesup / bare = ${fx(ratio, 3)}** (target ≥ 0.97: ${ratio >= 0.97 ? 'met' : 'missed'}); per-pair ratios ${fx(min(pairs), 3)}–${fx(max(pairs), 3)}.`,
+    '',
+    `Runs in order (req/s): ${runs.map((r) => `${r.kind} ${int(r.reqPerSec)}`).join(', ')}.`,
+  ].join('\n');
+  publish(opts, 'overhead', 'Throughput overhead', body);
+}
+
+main().catch((err) => { process.stderr.write(`overhead: ${err.stack}\n`); process.exitCode = 1; }).finally(cleanupAll);

@@ -1,0 +1,139 @@
+// The primary's own cost: N idle workers (bench/apps/idle.js listens and does nothing), poll 1s,
+// metrics off. After every worker is ready and a settle period: the primary's CPU share over a
+// window (utime+stime delta from /proc/<pid>/stat ÷ wall time, % of one core), its RSS, and the
+// poll tick duration p50/p99 from `nodesup status --json`. Targets: ≤ 1 % of a core at 8 workers,
+// ≤ 5 % at 128. `--soak S`: 8 workers for S seconds, metrics on and scraped every 10 s, the
+// primary's RSS every 10 s, and its slope (flat = nodesup does not leak itself).
+//   node bench/primary-cost.js [--quick] [--write] [--counts 8,32,128] [--window 30]
+//   node bench/primary-cost.js --soak 600 [--write]
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { benchArgs, ROOT } from './lib/args.js';
+import { startNodesup, freePort, cleanupAll, scratch, delay } from './lib/spawn.js';
+import { cpuMeter, rss, childrenOf } from './lib/proc.js';
+import { fx, mib, mean, max, slope } from './lib/stats.js';
+import { publish, table } from './lib/results.js';
+
+const opts = benchArgs({
+  counts: { type: 'string' }, window: { type: 'string' }, settle: { type: 'string' }, soak: { type: 'string' },
+  'soak-workers': { type: 'string', default: '8' }, 'poll-interval': { type: 'string', default: '1s' },
+}, 'node bench/primary-cost.js [--quick] [--write] [--counts 8,32,128] [--window S] [--settle S] | --soak S [--soak-workers 8]');
+const COUNTS = (opts.counts ?? (opts.quick ? '8,16' : '8,32,128')).split(',').map(Number);
+const WINDOW = Number(opts.window ?? (opts.quick ? 10 : 30));
+const SETTLE = Number(opts.settle ?? (opts.quick ? 3 : 10));
+const APP = path.join(ROOT, 'bench/apps/idle.js');
+const TARGETS = { 8: 1, 128: 5 };
+
+/** Start n idle workers under nodesup; resolves once all are ready. */
+async function startIdle(n, { metricsPort = null } = {}) {
+  const dir = scratch();
+  const config = path.join(dir, 'bench.config.mjs');
+  fs.writeFileSync(config, `export default ${JSON.stringify({
+    workers: n, pollInterval: opts['poll-interval'], metrics: metricsPort ? { host: '127.0.0.1', port: metricsPort } : false, log: { format: 'json' },
+    // 128 workers starting on 2 cores take a while; a first start must not be judged by the default 30s.
+    recycle: { readyTimeout: '10m' },
+  }, null, 2)};\n`);
+  const run = startNodesup([APP, '-c', config], { env: { PORT: String(await freePort()) }, cwd: dir });
+  const start = await run.waitFor((e) => e.event === 'supervisor.start', { what: 'supervisor.start' });
+  const t0 = Date.now();
+  await run.waitReady(n, { timeout: 15 * 60_000 });
+  return { run, pid: start.primaryPid, startupSec: (Date.now() - t0) / 1000 };
+}
+
+const incidents = (run, since) => run.events.filter((e) => e.at >= since && ['worker.recycle', 'worker.restart', 'worker.exit'].includes(e.event)).length;
+
+async function cost(n) {
+  const { run, pid, startupSec } = await startIdle(n);
+  try {
+    await delay(SETTLE * 1000);
+    const since = Date.now();
+    const rssSamples = [];
+    const cpu = cpuMeter(pid);
+    cpu.start();
+    for (let t = 0; t < WINDOW; t++) {
+      await delay(1000);
+      rssSamples.push(rss(pid));
+    }
+    const c = cpu.stop();
+    const snap = await run.status(); // after the window: the request itself costs the primary a little
+    const workers = childrenOf(pid).map(rss).filter((x) => x !== null);
+    return {
+      n, startupSec, cpu: c.percent, rss: rssSamples.at(-1), rssMax: max(rssSamples), poll: snap.poll,
+      workerRss: mean(workers), incidents: incidents(run, since),
+    };
+  } finally {
+    await run.stop(120_000);
+  }
+}
+
+async function soak(seconds) {
+  const n = Number(opts['soak-workers']);
+  // Metrics on and scraped every 10 s, as Prometheus would: a leak in the metrics path counts too.
+  const metricsPort = await freePort();
+  const { run, pid } = await startIdle(n, { metricsPort });
+  let scrapes = 0;
+  try {
+    await delay(SETTLE * 1000);
+    const since = Date.now();
+    const points = [];
+    const cpu = cpuMeter(pid);
+    cpu.start();
+    for (let t = 0; t <= seconds; t += 10) {
+      if (t) await delay(10_000);
+      if (await scrape(metricsPort)) scrapes++;
+      points.push({ x: t, y: rss(pid) });
+      process.stderr.write(`soak ${t}s: primary RSS ${mib(points.at(-1).y)} MiB\n`);
+    }
+    const c = cpu.stop();
+    const snap = await run.status();
+    const ys = points.map((p) => p.y);
+    const perMin = (pts) => { const s = slope(pts); return s === null ? null : (s * 60) / 1024; };
+    const body = [
+      `${n} idle workers (\`bench/apps/idle.js\`), pollInterval ${opts['poll-interval']}, metrics on and \`/metrics\` scraped every 10 s (${scrapes} scrapes answered), for ${seconds} s after all were ready and ${SETTLE} s of settling; the primary's RSS (smaps_rollup) every 10 s, right after each scrape.`,
+      '',
+      table(['samples', 'first MiB', 'last MiB', 'max MiB', 'slope, KiB/min (all)', 'slope, KiB/min (second half)', 'primary CPU, % of a core', 'poll tick p50 / p99 ms', 'recycles, restarts, exits'], [[
+        points.length, mib(ys[0]), mib(ys.at(-1)), mib(max(ys)), fx(perMin(points), 1), fx(perMin(points.slice(Math.floor(points.length / 2))), 1),
+        fx(c.percent, 2), `${fx(snap.poll.p50Ms, 2)} / ${fx(snap.poll.p99Ms, 2)}`, incidents(run, since),
+      ]]),
+      '',
+      `RSS series, MiB: ${ys.map((y) => mib(y)).join(', ')}.`,
+    ].join('\n');
+    publish(opts, 'primary-soak', `The primary's RSS over a ${seconds} s soak`, body);
+  } finally {
+    await run.stop(120_000);
+  }
+}
+
+/** GET /metrics on a fresh connection; true when it answered 200. */
+function scrape(port) {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/metrics', agent: false, timeout: 5000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode === 200));
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => req.destroy());
+  });
+}
+
+async function main() {
+  if (opts.soak) return soak(Number(opts.soak));
+  const rows = [];
+  for (const n of COUNTS) {
+    const r = await cost(n);
+    rows.push(r);
+    process.stderr.write(`${n} workers: CPU ${fx(r.cpu, 2)} %, RSS ${mib(r.rss)} MiB, poll p50 ${r.poll.p50Ms} ms p99 ${r.poll.p99Ms} ms\n`);
+  }
+  const body = [
+    `N idle workers (\`bench/apps/idle.js\`), pollInterval ${opts['poll-interval']}, metrics off, defaults otherwise. After all N are ready and ${SETTLE} s of settling, a ${WINDOW} s window: the primary's CPU (utime+stime from /proc/<pid>/stat over wall time, % of one core) and RSS (smaps_rollup, every 1 s). Poll tick: wall time of one tick (requests out → last reply, /proc reads included) from \`nodesup status --json\` → \`poll\`, over every tick since start (at most the last 1024).`,
+    '',
+    table(['workers', 'ready after s', 'primary CPU, % of a core', 'target', 'primary RSS MiB (end / max)', 'poll tick p50 / p99 / max ms', 'ticks', 'worker RSS MiB (mean)', 'recycles, restarts, exits in window'], rows.map((r) => [
+      r.n, fx(r.startupSec, 1), fx(r.cpu, 2), TARGETS[r.n] ? `≤ ${TARGETS[r.n]} %: ${r.cpu <= TARGETS[r.n] ? 'met' : 'missed'}` : '-',
+      `${mib(r.rss)} / ${mib(r.rssMax)}`, `${fx(r.poll.p50Ms, 2)} / ${fx(r.poll.p99Ms, 2)} / ${fx(r.poll.maxMs, 1)}`, r.poll.count, mib(r.workerRss), r.incidents,
+    ])),
+  ].join('\n');
+  publish(opts, 'primary-cost', "The primary's own cost", body);
+}
+
+main().catch((err) => { process.stderr.write(`primary-cost: ${err.stack}\n`); process.exitCode = 1; }).finally(cleanupAll);
