@@ -33,7 +33,7 @@ export class NodesupError extends Error {
 
 /** Shorthand for the one-line validation error: `where: key: expected …, got …`. */
 export function configError(where, key, expected, got) {
-  const shown = typeof got === 'string' ? JSON.stringify(got) : safeShow(got);
+  const shown = typeof got === 'string' ? (got.length > 200 ? `${JSON.stringify(got.slice(0, 197))}...` : JSON.stringify(got)) : safeShow(got);
   return new NodesupError('NODESUP_ERR_CONFIG', `${where}: ${key}: expected ${expected}, got ${shown}`);
 }
 

@@ -15,7 +15,8 @@ export function parseSize(input) {
   const m = SIZE_RE.exec(input);
   if (!m) return null;
   const unit = (m[2] ?? 'b').toLowerCase()[0];
-  return Math.round(Number(m[1]) * SIZE_UNITS[unit]);
+  const n = Math.round(Number(m[1]) * SIZE_UNITS[unit]);
+  return Number.isFinite(n) ? n : null;
 }
 
 /** Milliseconds from a duration; a bare number is milliseconds. */
@@ -29,7 +30,8 @@ export function parseDuration(input) {
   else if (unit.startsWith('min') || unit === 'm') unit = 'm';
   else if (unit.startsWith('h')) unit = 'h';
   else if (unit.startsWith('d')) unit = 'd';
-  return Number(m[1]) * DURATION_UNITS[unit];
+  const n = Number(m[1]) * DURATION_UNITS[unit];
+  return Number.isFinite(n) ? n : null;
 }
 
 /** Bytes per second from a rate like '2mb/min' or '10kb/s'; a bare number is bytes per second. */
@@ -42,7 +44,8 @@ export function parseRate(input) {
   const per = input.slice(slash + 1).trim();
   const ms = parseDuration(/^\d/.test(per) ? per : `1${per}`);
   if (bytes === null || !ms) return null;
-  return (bytes * 1000) / ms;
+  const r = (bytes * 1000) / ms;
+  return Number.isFinite(r) ? r : null;
 }
 
 /** A percentage like '90%' as a fraction (0.9), or null. */

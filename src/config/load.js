@@ -58,9 +58,14 @@ export async function loadConfig({ cwd = process.cwd(), configPath, flags = {}, 
   const fromFile = file ? await importConfig(file) : {};
   // Flags first and on their own, so a bad value is blamed on the flag: `--max-rss: expected …`.
   if (Object.keys(flags).length > 0) validateConfig(flags, flagOf);
-  return resolveConfig(merge(fromFile, flags), {
-    where: file ? basename(file) : 'config', cwd, baseDir: file ? dirname(file) : cwd, configFile: file, script, appArgs,
-  });
+  try {
+    return await resolveConfig(merge(fromFile, flags), {
+      where: file ? basename(file) : 'config', cwd, baseDir: file ? dirname(file) : cwd, configFile: file, script, appArgs,
+    });
+  } catch (err) {
+    if (err instanceof NodesupError || !file) throw err;
+    throw loadError(file, err);
+  }
 }
 
 /**

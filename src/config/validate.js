@@ -37,6 +37,13 @@ const DURATION = 'a duration like "10s"';
 const size = () => unit(parseSize, SIZE, 1, 'a size above 0');
 const duration = (min = 0, belowMin = 'a duration above 0') => unit(parseDuration, DURATION, min, belowMin);
 const positiveDuration = () => duration(1);
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const timer = (min = 0, belowMin = 'a duration above 0') => leaf(DURATION, (v) => {
+  const n = parseDuration(v);
+  if (n === null) return undefined;
+  if (n > MAX_TIMER_MS) return 'a duration up to 24d';
+  return n < min ? belowMin : { value: n };
+});
 const int = (lo, hi, expected) =>
   leaf(expected, (v) => (Number.isInteger(v) && v >= lo && v <= hi ? { value: v } : undefined));
 const positiveInt = () => int(1, Number.MAX_SAFE_INTEGER, 'a positive integer');
@@ -86,14 +93,14 @@ const leak = z.strictObject({
 }, { error: 'an object' });
 
 const recycle = z.strictObject({
-  readyTimeout: positiveDuration().prefault('30s'),
-  killTimeout: duration().prefault('10s'),
+  readyTimeout: timer(1).prefault('30s'),
+  killTimeout: timer().prefault('10s'),
   maxConcurrent: positiveInt().default(1),
 }, { error: 'an object' });
 
 const restart = z.strictObject({
-  initialDelay: duration().prefault('100ms'),
-  maxDelay: duration().prefault('30s'),
+  initialDelay: timer().prefault('100ms'),
+  maxDelay: timer().prefault('30s'),
   maxCrashes: positiveInt().default(10),
   crashWindow: positiveDuration().prefault('60s'),
 }, { error: 'an object' });
@@ -123,7 +130,7 @@ const config = z.strictObject({
     if (!Number.isInteger(v) || v < 1) return undefined;
     return v <= MAX_WORKERS ? { value: v } : `a positive integer up to ${MAX_WORKERS} or "max"`;
   }).default('max'),
-  pollInterval: duration(100, 'a duration of at least 100ms').prefault('1s'),
+  pollInterval: timer(100, 'a duration of at least 100ms').prefault('1s'),
   limits: limits.prefault({}),
   leak: switchable(leak, 'an object like { window, minGrowth, action } or false').prefault({}),
   gcBeforeRecycle: bool().default(true),
@@ -186,7 +193,7 @@ function unknownKey(where, path, bad) {
   const key = keyOf([...path, bad]);
   const section = SECTIONS[keyOf(path)];
   const known = section ? Object.keys(section.shape) : [];
-  const guess = closest(bad, known) ?? (path.length === 0 ? ALIASES[bad] : undefined);
+  const guess = closest(bad, known) ?? (path.length === 0 && Object.hasOwn(ALIASES, bad) ? ALIASES[bad] : undefined);
   const hint = guess ? `did you mean "${guess}"?` : `expected one of ${known.join(', ')}`;
   const head = typeof where === 'function' ? where(key) : `${where}: ${key}`;
   return new NodesupError('NODESUP_ERR_CONFIG', `${head}: unknown key (${hint})`);
@@ -211,7 +218,7 @@ function checkRelations(cfg, raw, where) {
 
 // 'limits.rss', 'args[0]', 'env.PORT'
 function keyOf(path) {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : !/^[A-Za-z_$][\w$-]*$/.test(String(p)) ? `[${JSON.stringify(String(p))}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
 }
 
 // The raw value at `path`; a non-object on the way is the value the user wrote ('host:port').

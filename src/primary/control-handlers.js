@@ -9,7 +9,7 @@ export function controlHandlers(sup) {
     recycle: ({ slot }) => sup.recycleSlot(Number(slot)),
     inspect: ({ slot, heapSnapshot }) => inspectWorker(sup, Number(slot), { heapSnapshot }),
     stop: () => {
-      sup.stop('control');
+      if (!sup.stopping) sup.stop('control');
       return { stopping: true };
     },
   };

@@ -56,7 +56,7 @@ export function readTree(h, detail = true) {
     else childrenPss += m.pss;
   }
   if (kids.length || h.tree.length > 1) h.tree = rememberTree([h.pid, ...kids]);
-  const view = { own, children: kids.length, childrenRss, childrenPss: pssKnown ? childrenPss : null, fds: countFds(h.pid) };
+  const view = { own, children: kids.length, childrenRss, childrenPss: pssKnown ? childrenPss : null, fds: own === null ? null : countFds(h.pid) };
   if (own && detail && own.pss !== null) {
     h.pssBase = { shared: own.rss - own.pss, nonAnon: own.rss - (own.anon ?? own.rss), childrenShared: view.childrenPss === null ? null : childrenRss - view.childrenPss };
   } else if (own && !detail && h.pssBase) {

@@ -38,9 +38,13 @@ export class Recycler extends EventEmitter {
     return !this.busy.has(slot) && this.busy.size < this.config.recycle.maxConcurrent;
   }
 
-  /** Wait until hasRoom(slot): manual recycles and reloads queue rather than exceed maxConcurrent. */
-  async waitForRoom(slot) {
+  /**
+   * Manual recycles and reloads queue rather than exceed maxConcurrent. The room check and
+   * recycle()'s busy.add run in one synchronous step, so two waiters never both start.
+   */
+  async recycleWhenRoom(slot, v) {
     while (!this.hasRoom(slot)) await EventEmitter.once(this, 'freed');
+    return this.recycle(slot, v);
   }
 
   /**
@@ -65,8 +69,10 @@ export class Recycler extends EventEmitter {
       }, `slot ${slot} pid ${old.pid} recycled: ${describeRecycle(v)}${v.kind ? ` (${v.kind})` : ''}`);
       const next = this.spawn(slot, SPAWN_CAUSES.REPLACE);
       if (!(await this.pool.whenReady(next, this.config.recycle.readyTimeout))) {
-        this.emit('event', 'error', { event: EVENTS.RECYCLE_FAILED, slot, pid: old.pid, reason: v.reason, replacementPid: next.pid, readyTimeoutMs: this.config.recycle.readyTimeout },
-          `slot ${slot}: replacement not ready within readyTimeout; the old worker keeps serving`);
+        // A stop during the replacement's startup is not a failure of the app.
+        const cancelled = this.isStopping();
+        this.emit('event', cancelled ? 'info' : 'error', { event: EVENTS.RECYCLE_FAILED, slot, pid: old.pid, reason: v.reason, replacementPid: next.pid, readyTimeoutMs: this.config.recycle.readyTimeout, cancelled },
+          cancelled ? `slot ${slot}: recycle cancelled by the stop` : `slot ${slot}: replacement not ready within readyTimeout; the old worker keeps serving`);
         s.cooldownUntil = this.now() + this.config.recycle.readyTimeout;
         await this.retire(next, { reason: v.reason, decidedAt });
         return 'failed';

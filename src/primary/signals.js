@@ -3,7 +3,10 @@
 
 /** Install the handlers; returns a function that removes them. */
 export function handleSignals(sup, { onStop, hangupStops = false } = {}) {
+  let signals = 0;
   const stop = (signal) => {
+    signals++;
+    if (signals === 1 && sup.stopping) return; // already stopping (control `stop`): the first signal joins the drain
     const first = !sup.stopping;
     onStop?.(signal, first);
     sup.stop(signal);

@@ -38,7 +38,7 @@ export class Supervisor {
     }));
     this.pool = new Pool({ config, now, stdout, stderr });
     this.recycler = new Recycler({
-      pool: this.pool, config, slots: this.slots, now,
+      pool: this.pool, config, slots: this.slots, now, isStopping: () => Boolean(this.stopping),
       spawn: (slot, cause) => this.#spawn(slot, cause),
       stillOver: (h, v) => v.reason === REASONS.TOTAL_RSS ? this.#fleetVerdict() !== null : memoryVerdict(h.window, { ...config.limits, sustain: 0 }, now()) !== null,
     });
@@ -204,9 +204,14 @@ export class Supervisor {
     if (!Number.isInteger(slot) || slot < 0 || slot >= this.slots.length) {
       throw new NodesupError('NODESUP_ERR_USAGE', `slot: expected 0..${this.slots.length - 1}, got ${JSON.stringify(slot)}`);
     }
-    await this.recycler.waitForRoom(slot);
-    const result = await this.recycler.recycle(slot, { reason, value: null, limit: null });
-    return { slot, reason, result };
+    this.pendingRecycles ??= new Map();
+    const pending = this.pendingRecycles.get(slot);
+    if (pending) return pending;
+    const p = this.recycler.recycleWhenRoom(slot, { reason, value: null, limit: null })
+      .then((result) => ({ slot, reason, result }))
+      .finally(() => this.pendingRecycles.delete(slot));
+    this.pendingRecycles.set(slot, p);
+    return p;
   }
 
   /** Rolling restart of every slot, at most maxConcurrent at a time. */

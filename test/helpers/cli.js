@@ -44,7 +44,8 @@ export function runCli(args, opts = {}) {
 export function startCli(t, args, { env = {}, cwd } = {}) {
   const runDir = scratch();
   const child = execa(process.execPath, [BIN, 'start', ...args], {
-    cwd: cwd ?? runDir, reject: false, buffer: { stdout: false, stderr: true },
+    // forceKillAfterDelay: false, or execa follows kill('SIGTERM') with SIGKILL after 5 s and cuts a drain short.
+    cwd: cwd ?? runDir, reject: false, buffer: { stdout: false, stderr: true }, forceKillAfterDelay: false,
     env: { NODESUP_RUN_DIR: runDir, ...env },
   });
   const run = {
@@ -73,9 +74,10 @@ export function startCli(t, args, { env = {}, cwd } = {}) {
   });
   run.exited = child.then((r) => r);
   t.teardown(async () => {
+    // Workers first: one that outlived the primary still holds its stdout, and would hold `exited`.
+    for (const pid of run.pids) try { process.kill(pid, 'SIGKILL'); } catch {}
     if (child.exitCode === null) child.kill('SIGKILL');
     await run.exited;
-    for (const pid of run.pids) try { process.kill(pid, 'SIGKILL'); } catch {}
     fs.rmSync(runDir, { recursive: true, force: true });
   });
   return run;

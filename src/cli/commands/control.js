@@ -41,7 +41,12 @@ export const controlCommands = [
     command: 'recycle <slot> [name]',
     describe: 'recycle one worker now (reason manual)',
     builder: (y) => nameArg(slotArg(y)),
-    handler: async (argv) => print(await ask(argv, 'recycle', { slot: parseSlot(argv.slot) })),
+    handler: async (argv) => {
+      const reply = await ask(argv, 'recycle', { slot: parseSlot(argv.slot) });
+      print(reply);
+      // The old worker kept serving, but what was asked for did not happen.
+      if (reply.result === 'failed') process.exitCode = 1;
+    },
   },
   {
     command: 'inspect <slot> [name]',
