@@ -12,6 +12,7 @@ const pass = [...(opts.quick ? ['--quick'] : []), ...(opts.results ? ['--results
 const steps = [
   ['overhead', ['bench/overhead.js']],
   ['recycles', ['bench/recycles.js']],
+  ['detection', ['bench/detection.js']],
   ['detection-latency', ['bench/detection-latency.js']],
   ['primary-cost', ['bench/primary-cost.js']],
   ['primary-soak', ['bench/primary-cost.js', '--soak', opts.quick ? '60' : '600']],

@@ -20,6 +20,7 @@ export const LEAK_THRESHOLDS = Object.freeze({
   recent: 0.5, // the newest half must still grow at this share of the window's rate: warm-up slows down
   confirm: 0.5, // tree RSS must grow at least this share of minGrowth, or nothing is lost yet
   attribute: 0.5, // a part must explain this share of the RSS growth to be named as the kind
+  minRise: 0.01, // the tree must grow by this share of its size over the window: slow creep is not a leak
   warmup: 1, // × leak.window after startedAt that is not judged: caches, JIT and pools fill up first
 });
 
@@ -91,6 +92,7 @@ export function detectLeak(window, { leak, limits, now, pollInterval = 1000, sta
   const tf = totalField(samples);
   const total = growth(window, tf, opts);
   if (!total || total.coverage < T.coverage || total.perSec < T.confirm * leak.minGrowth) return null;
+  if (total.perSec * (windowMs / 1000) < T.minRise * total.last) return null;
 
   // The verdict stands on a leak-shaped series: a part's, or the whole tree's. `kind` names the part
   // that explains most of the growth; field, growthBytesPerSec and r2 describe that part's baseline.
@@ -112,7 +114,8 @@ export function detectLeak(window, { leak, limits, now, pollInterval = 1000, sta
     // RSS rising with heapTotal while no part (heapUsed included) explains it is V8 keeping freed
     // pages (seed 001): a full GC or the rss limit deals with it, detectStep and advice report it.
     if (named.kind === 'rss' && explains({ g: growth(window, 'heapTotal', opts) ?? { perSec: -Infinity } })) return null;
-  } else if (shaped) {
+  } else if (shaped && explains(shaped)) {
+    // A leak-shaped part must also account for the tree's growth: a part's noise is not a leak.
     named = shaped; basis = shaped.g;
   } else {
     return null;
@@ -129,8 +132,10 @@ export function detectLeak(window, { leak, limits, now, pollInterval = 1000, sta
   return {
     kind,
     field,
-    growthBytesPerSec: signal.perSec,
-    r2: signal.r2,
+    // The rate the verdict rests on (the tree's when a part is only named), so value ≥ limit holds.
+    growthBytesPerSec: basis.perSec,
+    partGrowthBytesPerSec: signal.perSec,
+    r2: basis.r2,
     projectedLimitInSec: projected,
     windowMs,
     confidence: basis.r2 * basis.rising,

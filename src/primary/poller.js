@@ -88,8 +88,10 @@ export function buildSample(t, pid, proc, stats) {
     heapLimit: stats?.heapLimit ?? null,
     external,
     arrayBuffers: stats?.arrayBuffers ?? null,
-    // external already holds arrayBuffers (DESIGN §2), so it is not subtracted twice.
-    native: rss === null || heapTotal === null || external === null ? null : Math.max(0, rss - heapTotal - external),
+    // external already holds arrayBuffers (DESIGN §2), so it is not subtracted twice. V8's physical
+    // heap size, not heapTotal: reserved-but-untouched heap pages are not in RSS and would hide
+    // native memory (a 100 MB allocation read native 36 → 7 MB with heapTotal, 36 → 37 with this).
+    native: rss === null || heapTotal === null || external === null ? null : Math.max(0, rss - (stats.heapPhysical ?? heapTotal) - external),
     newSpace: stats?.newSpace ?? null,
     gcCount: stats?.gcCount ?? null,
     gcMs: stats?.gcMs ?? null,

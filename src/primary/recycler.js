@@ -3,6 +3,7 @@
 // touched, then disconnect (it stops accepting and finishes in-flight work), then SIGTERM and
 // SIGKILL to its whole tree after killTimeout.
 import { EventEmitter } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import { EVENTS, MEMORY_REASONS, SPAWN_CAUSES, STATES } from '../constants.js';
 import { KIND } from '../protocol.js';
 import { transition } from '../core/worker-state.js';
@@ -13,6 +14,8 @@ import { describeRecycle } from '../report/status-view.js';
 /** SIGTERM → SIGKILL grace after killTimeout. */
 export const KILL_GRACE_MS = 2000;
 const GC_TIMEOUT_MS = 10_000; // a full GC of a multi-GB heap takes seconds
+const GC_SETTLE_STEPS = 10;
+const GC_SETTLE_STEP_MS = 100;
 
 export class Recycler extends EventEmitter {
   /**
@@ -91,9 +94,19 @@ export class Recycler extends EventEmitter {
     const before = h.window.last();
     const r = await this.pool.request(h, KIND.GC, {}, GC_TIMEOUT_MS);
     if (!r) return false;
-    const sample = buildSample(this.now(), h.pid, readTree(h, true), r.after);
+    let sample = buildSample(this.now(), h.pid, readTree(h, true), r.after);
     h.window.push(sample);
-    const over = this.stillOver(h, v, sample);
+    let over = this.stillOver(h, v, sample);
+    // V8 hands freed pages back to the OS on a background thread: RSS falls for a while after the
+    // GC has answered. Watch it settle (≤ 1 s) before calling the GC useless.
+    for (let i = 0; over && i < GC_SETTLE_STEPS; i++) {
+      await delay(GC_SETTLE_STEP_MS);
+      const next = buildSample(this.now(), h.pid, readTree(h, false), r.after);
+      if ((next.treeRss ?? Infinity) >= (sample.treeRss ?? -Infinity)) break; // stopped falling
+      sample = next;
+      h.window.push(sample);
+      over = this.stillOver(h, v, sample);
+    }
     this.emit('event', 'info', {
       event: EVENTS.WORKER_GC, slot: h.slot, pid: h.pid, reason: v.reason,
       rssBefore: before?.treeRss ?? before?.rss ?? null, rssAfter: sample.treeRss,

@@ -141,9 +141,12 @@ export class Supervisor {
 
   #scheduleTick() {
     if (this.stopping) return;
+    // ±10 % jitter: a poll period drifting in lockstep against a periodic workload (a 4 s GC
+    // sawtooth) keeps landing on the same phase and turns the sawtooth into a fake trend.
+    const delay = this.config.pollInterval * (0.9 + 0.2 * Math.random());
     this.tickTimer = setTimeout(() => this.#tick().catch((err) => {
       this.logger.error({ err }, 'poll tick failed');
-    }).finally(() => this.#scheduleTick()), this.config.pollInterval);
+    }).finally(() => this.#scheduleTick()), delay);
   }
 
   async #tick() {

@@ -122,6 +122,8 @@ function stats(state, delay, detail) {
     external: mem.external,
     arrayBuffers: mem.arrayBuffers,
     heapLimit: heap.heap_size_limit,
+    // heapTotal counts pages V8 reserved but never touched; the physical size is what RSS holds.
+    heapPhysical: heap.total_physical_size,
     newSpace,
     gcCount: state.gc.count,
     gcMs: state.gc.ms,

@@ -65,3 +65,19 @@ test('readTree: a full read every tenth poll, PSS estimated in between from the 
   t.true(cheap.own.pss > 0 && cheap.own.pss <= cheap.own.rss);
   t.true(Math.abs(cheap.own.pss - full.own.pss) < 8 * 1024 * 1024, 'the estimate is close to the measured PSS');
 });
+
+test('buildSample: native is RSS minus the physical heap and external; unknown stays null', async (t) => {
+  const { buildSample } = await import('../../src/primary/poller.js');
+  const MB = 1024 * 1024;
+  const proc = { own: { rss: 200 * MB, pss: 150 * MB, anon: 120 * MB }, children: 1, childrenRss: 30 * MB, childrenPss: 20 * MB, fds: 12 };
+  const stats = { heapUsed: 60 * MB, heapTotal: 150 * MB, heapPhysical: 90 * MB, external: 10 * MB };
+  const s = buildSample(1, 42, proc, stats);
+  t.is(s.native, 100 * MB, 'reserved-but-untouched heap (heapTotal − physical) is not subtracted');
+  t.is(s.treeRss, 230 * MB);
+  t.is(s.treePss, 170 * MB);
+  t.is(buildSample(1, 42, proc, { ...stats, heapPhysical: undefined }).native, 40 * MB, 'heapTotal when the physical size is unknown');
+  const noAgent = buildSample(1, 42, proc, null);
+  t.is(noAgent.native, null);
+  t.is(noAgent.heapUsed, null);
+  t.false(noAgent.agent);
+});

@@ -1,0 +1,265 @@
+// Leak-detection benchmark: every app of bench/corpus runs at once under the real CLI (its own
+// run dir, port and config, one worker, a light request load), and the NDJSON logs say whether,
+// why and when it was recycled. Prints a markdown table; --write puts it into bench/RESULTS.md.
+//
+//   node bench/detection.js [--duration 300] [--only steady,buffer-leak] [--window 60s]
+//                           [--min-growth 1mb/min] [--poll 1s] [--rps 5] [--write] [--results FILE]
+//                           [--series DIR] [--quick]   (--quick: 200 s, just past the deadline)
+//
+// How it is judged. The leak policy does not judge a worker during its first leak.window × warmup
+// (caches fill, JIT warms up: LEAK_THRESHOLDS.warmup), and then needs one whole window of history,
+// so the window is full at  ready + (warmup + 1) × window  (120 s with the default 60 s window).
+// A leak app PASSES when its first worker.recycle (or leak.warning) carries reason `leak` and the
+// expected kind, and comes no later than 60 s after that moment, measured on the supervisor's own
+// log clock from the worker.ready of the first worker. fd-leak has no memory kind of its own: it
+// passes on a `fd-growth` or `handles` advice (the seed-004 signal) or a leak recycle, in the same
+// time. A healthy app PASSES when nothing recycles it and no leak.warning names it for the whole run.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+import http from 'node:http';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { parseDuration, parseRate } from '../src/units.js';
+import { request } from '../src/cli/control-client.js';
+import { LEAK_THRESHOLDS } from '../src/core/leak-detector.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CORPUS = path.join(ROOT, 'bench/corpus');
+const RESULTS = path.join(ROOT, 'bench/RESULTS.md');
+const START = '<!-- detection:start -->';
+const END = '<!-- detection:end -->';
+const GRACE_S = 60;
+
+/** What each corpus app is, and what a correct supervisor does about it. */
+export const EXPECTED = {
+  steady: { healthy: true },
+  sawtooth: { healthy: true },
+  burst: { healthy: true },
+  step: { healthy: true },
+  'heap-leak-fast': { kind: 'heap' },
+  'heap-leak-slow': { kind: 'heap' },
+  'buffer-leak': { kind: 'external' },
+  'native-leak': { kind: 'native' },
+  'child-leak': { kind: 'children' },
+  'fd-leak': { advice: ['fd-growth', 'handles'] },
+};
+
+const { values: opt } = parseArgs({
+  options: {
+    duration: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    results: { type: 'string', default: RESULTS },
+    only: { type: 'string' },
+    window: { type: 'string', default: '60s' },
+    'min-growth': { type: 'string', default: '1mb/min' },
+    poll: { type: 'string', default: '1s' },
+    rps: { type: 'string', default: '5' },
+    write: { type: 'boolean', default: false },
+    series: { type: 'string' }, // a directory: every poll's sample of each app is saved there, for diagnosis
+  },
+});
+
+const durationS = Number(opt.duration ?? (opt.quick ? 200 : 300));
+const windowMs = parseDuration(opt.window);
+const pollMs = parseDuration(opt.poll);
+if (!(durationS > 0) || !windowMs || !pollMs || parseRate(opt['min-growth']) === null) {
+  console.error('usage: node bench/detection.js [--duration 300] [--only a,b] [--window 60s] [--min-growth 1mb/min] [--poll 1s] [--rps 5] [--write] [--results FILE] [--series DIR] [--quick]');
+  process.exit(2);
+}
+const fillMs = (LEAK_THRESHOLDS.warmup + 1) * windowMs;
+const names = opt.only ? opt.only.split(',') : Object.keys(EXPECTED);
+for (const n of names) {
+  if (!EXPECTED[n] || !fs.existsSync(path.join(CORPUS, `${n}.js`))) {
+    console.error(`unknown app ${n}; expected one of ${Object.keys(EXPECTED).join(', ')}`);
+    process.exit(2);
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Run one app under nodesup for durationS; resolve with its parsed events and load counts. */
+async function runApp(name) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `nodesup-bench-${name}-`));
+  const config = path.join(dir, 'bench.config.mjs');
+  fs.writeFileSync(config, `export default ${JSON.stringify({
+    name, workers: 1, pollInterval: opt.poll, metrics: false,
+    // rss well above where the leak apps start (~50 MiB) and what they reach by the deadline, so
+    // a leak verdict has to come first; jitter 0 and no maxAge so nothing else recycles.
+    limits: { rss: '2gb', maxAge: null, jitter: 0 },
+    leak: { window: opt.window, minGrowth: opt['min-growth'], action: 'recycle' },
+    recycle: { killTimeout: '5s' }, log: { level: 'info', format: 'json' },
+  })};\n`);
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/nodesup.js'), 'start', path.join(CORPUS, `${name}.js`), '-c', config], {
+    cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODESUP_RUN_DIR: dir, PORT: String(port) },
+  });
+  const events = [];
+  let load = null;
+  let buf = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => {
+    buf += chunk;
+    for (let i; (i = buf.indexOf('\n')) >= 0; buf = buf.slice(i + 1)) {
+      let ev;
+      try { ev = JSON.parse(buf.slice(0, i)); } catch { continue; /* the app's own output */ }
+      events.push(ev);
+      // The load starts once the app serves: requests refused during start-up are not a drop.
+      if (ev.event === 'worker.ready' && !load) load = startLoad(port, Number(opt.rps));
+    }
+  });
+  child.stderr.on('data', (c) => { stderr = (stderr + c).slice(-2000); });
+  const exited = new Promise((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  const series = opt.series ? recordSeries(dir, name) : null;
+  const timer = new Promise((r) => setTimeout(r, durationS * 1000));
+  const early = await Promise.race([timer.then(() => null), exited]);
+  load?.stop();
+  if (series) {
+    series.stop();
+    fs.mkdirSync(opt.series, { recursive: true });
+    fs.writeFileSync(path.join(opt.series, `${name}.json`), `[\n${series.samples.map((x) => JSON.stringify(x)).join(',\n')}\n]\n`);
+  }
+  if (!early) {
+    child.kill('SIGTERM');
+    await exited;
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { name, events, load: load?.counts ?? { ok: 0, failed: 0 }, early, stderr };
+}
+
+// Every poll's sample of slot 0 (pid included, so a recycle shows), read from the control socket.
+function recordSeries(dir, name) {
+  const samples = [];
+  const timer = setInterval(async () => {
+    const last = (await request({ dir, name, op: 'status' }).catch(() => null))?.slots?.[0]?.last;
+    if (last && !(samples.length && last.t <= samples.at(-1).t)) samples.push(last);
+  }, pollMs / 2);
+  return { samples, stop: () => clearInterval(timer) };
+}
+
+// A light keep-alive request load, so workers serve traffic (and drains have something to drain).
+function startLoad(port, rps) {
+  const counts = { ok: 0, failed: 0 };
+  if (!(rps > 0)) return { counts, stop() {} };
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  const timer = setInterval(() => {
+    http.get({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
+      res.resume();
+      res.on('end', () => { if (res.statusCode === 200) counts.ok++; else counts.failed++; });
+    }).on('error', () => { counts.failed++; });
+  }, 1000 / rps);
+  return { counts, stop() { clearInterval(timer); agent.destroy(); } };
+}
+
+/** The verdict for one run: what happened, when, and PASS/FAIL against EXPECTED. */
+export function judge(run, { windowMs: w = windowMs, graceS = GRACE_S } = {}) {
+  const exp = EXPECTED[run.name];
+  const ms = (e) => Date.parse(e.time);
+  const ready = run.events.find((e) => e.event === 'worker.ready');
+  const recycles = run.events.filter((e) => e.event === 'worker.recycle');
+  const warnings = run.events.filter((e) => e.event === 'leak.warning');
+  const advice = run.events.filter((e) => e.event === 'worker.advice' && exp.advice?.includes(e.code));
+  const first = [...recycles, ...warnings, ...advice].sort((a, b) => ms(a) - ms(b))[0] ?? null;
+  const deadlineS = ((LEAK_THRESHOLDS.warmup + 1) * w) / 1000 + graceS;
+  const atS = first && ready ? (ms(first) - ms(ready)) / 1000 : null;
+  const row = {
+    app: run.name,
+    expected: exp.healthy ? 'healthy' : exp.kind ? `leak (${exp.kind})` : `${exp.advice[0]} advice`,
+    recycles: recycles.length,
+    reason: first ? (first.event === 'worker.advice' ? `advice ${first.code}` : first.reason ?? first.event) : '-',
+    kind: first?.kind ?? '-',
+    atS,
+    deadlineS: exp.healthy ? null : deadlineS,
+    requests: `${run.load.ok}/${run.load.ok + run.load.failed}`,
+    pass: false,
+    why: '',
+  };
+  if (!ready) row.why = 'never ready';
+  else if (run.early) row.why = `nodesup exited early (${run.early.signal ?? run.early.code})`;
+  else if (exp.healthy) {
+    row.pass = recycles.length === 0 && warnings.length === 0;
+    if (!row.pass) row.why = `recycled: ${first.reason}${first.kind ? ` (${first.kind})` : ''}`;
+  } else if (!first) row.why = 'not detected';
+  else if (atS > deadlineS) row.why = `late: ${atS.toFixed(0)} s > ${deadlineS} s`;
+  else if (exp.kind) {
+    row.pass = first.reason === 'leak' && first.kind === exp.kind;
+    if (!row.pass) row.why = `wrong attribution: ${first.reason}/${first.kind ?? '-'}`;
+  } else {
+    row.pass = first.event === 'worker.advice' || first.reason === 'leak';
+    if (!row.pass) row.why = `wrong reason: ${first.reason}`;
+  }
+  return row;
+}
+
+/** The markdown section: conditions, how it is measured, and the table. */
+export function renderSection(rows, meta) {
+  const fmt = (x) => (x === null ? '-' : x.toFixed(0));
+  const lines = [
+    '## Leak detection',
+    '',
+    `Command: \`${meta.command}\``,
+    '',
+    `Run ${meta.date} on ${meta.machine}. Each app ran ${durationS} s under its own supervisor (1 worker,`,
+    `pollInterval ${opt.poll}, leak.window ${opt.window}, minGrowth ${opt['min-growth']}, limits.rss 2gb, ${opt.rps} req/s`,
+    `of keep-alive load), all ${rows.length} at once. Detection time is from the first worker.ready to the`,
+    'first worker.recycle / leak.warning (fd-leak: its fd/handles advice), on the supervisor\'s log clock.',
+    `Deadline: the window is full at ready + (warmup ${LEAK_THRESHOLDS.warmup} + 1) × window; a leak must be named within`,
+    `${GRACE_S} s of that. Healthy apps must see no recycle and no leak.warning in the whole run.`,
+    '',
+    '| app | expected | recycles | first reason | kind | detected at (s) | deadline (s) | requests ok | result |',
+    '|---|---|---:|---|---|---:|---:|---:|---|',
+    ...rows.map((r) => `| ${r.app} | ${r.expected} | ${r.recycles} | ${r.reason} | ${r.kind} | ${fmt(r.atS)} | ${fmt(r.deadlineS)} | ${r.requests} | ${r.pass ? 'PASS' : `FAIL: ${r.why}`} |`),
+    '',
+    `${rows.filter((r) => r.pass).length}/${rows.length} PASS. ${meta.notes ?? ''}`.trim(),
+  ];
+  return lines.join('\n');
+}
+
+/** Replace (or add) the detection section of RESULTS.md, leaving other sections alone. */
+export function writeSection(file, section) {
+  const block = `${START}\n${section}\n${END}`;
+  if (!fs.existsSync(file)) {
+    fs.writeFileSync(file, `# Benchmark results\n\n${block}\n`);
+    return;
+  }
+  const text = fs.readFileSync(file, 'utf8');
+  const a = text.indexOf(START);
+  const b = text.indexOf(END);
+  const next = a >= 0 && b > a ? text.slice(0, a) + block + text.slice(b + END.length) : `${text.trimEnd()}\n\n${block}\n`;
+  fs.writeFileSync(file, next);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const load0 = os.loadavg()[0];
+  console.error(`running ${names.length} apps for ${durationS} s: ${names.join(', ')}`);
+  const runs = await Promise.all(names.map(runApp));
+  const rows = runs.map((r) => judge(r));
+  const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  const section = renderSection(rows, {
+    command: `node bench/detection.js${process.argv.slice(2).filter((a) => a !== '--write').map((a) => ` ${a}`).join('')}`,
+    date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+    machine,
+    notes: `Load average ${load0.toFixed(2)} at the start, ${os.loadavg()[0].toFixed(2)} at the end.`,
+  });
+  process.stdout.write(`${section}\n`);
+  for (const r of runs) if (r.early) process.stderr.write(`${r.name}: ${r.stderr}\n`);
+  for (const [i, row] of rows.entries()) {
+    if (row.pass) continue;
+    const firstBad = runs[i].events.find((e) => e.event === 'worker.recycle' || e.event === 'leak.warning');
+    if (firstBad) process.stderr.write(`${row.app}: ${JSON.stringify(firstBad)}\n`);
+  }
+  if (opt.write) writeSection(opt.results, section);
+  process.exitCode = rows.every((r) => r.pass) ? 0 : 1;
+}
