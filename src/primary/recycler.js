@@ -65,6 +65,8 @@ export class Recycler extends EventEmitter {
         old.lastGcAt = decidedAt;
         if (await this.#gcHelped(old, v)) return 'gc';
       }
+      // The GC took time: a stop may have begun, and a replacement forked now would outlive it.
+      if (this.isStopping() || old.state !== STATES.READY) return 'skipped';
       const last = old.window.last();
       this.emit('event', 'warn', {
         event: EVENTS.WORKER_RECYCLE, slot, pid: old.pid, reason: v.reason, value: v.value, limit: v.limit,

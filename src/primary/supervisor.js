@@ -249,10 +249,12 @@ export class Supervisor {
     this.stopping = (async () => {
       for (const s of this.slots) clearTimeout(s.restartTimer);
       // allSettled: one worker that cannot be drained must not leave the others undrained.
-      const retired = await Promise.allSettled(this.pool.handles().map((h) => this.recycler.retire(h, { reason: 'stop', decidedAt: t0 })));
-      for (const r of retired) if (r.status === 'rejected') this.logger.error({ err: r.reason }, 'drain failed; the worker was killed');
-      if (retired.some((r) => r.status === 'rejected')) this.#forceStop();
-      while (this.pool.live.size) await Promise.all(this.pool.handles().map((h) => h.exited));
+      // Again until none is left: a recycle already past its checks may still fork a replacement.
+      while (this.pool.live.size) {
+        const retired = await Promise.allSettled(this.pool.handles().map((h) => this.recycler.retire(h, { reason: 'stop', decidedAt: t0 })));
+        for (const r of retired) if (r.status === 'rejected') this.logger.error({ err: r.reason }, 'drain failed; the worker was killed');
+        if (retired.some((r) => r.status === 'rejected')) this.#forceStop();
+      }
       await Promise.all(this.recycler.reaping);
       this.emit('info', { event: EVENTS.SUPERVISOR_STOP, signal: signal ?? null, durationMs: this.now() - t0, ...(this.fatal ? { error: this.fatal.code } : {}) }, 'nodesup stopped');
       this.resolveDone();
