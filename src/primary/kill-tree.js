@@ -35,3 +35,14 @@ export function stillAlive(known) {
 export function rememberTree(pids) {
   return pids.map((pid) => ({ pid, start: startTime(pid) }));
 }
+
+/**
+ * Add h's current tree to h.tree, synchronously from /proc (no await between this and a signal).
+ * Where /proc has no children lists the poll ticks' pidtree listing is all we have.
+ */
+export function rememberWholeTree(h) {
+  if (!hasChildrenFiles) return;
+  const known = new Map(h.tree.map((p) => [p.pid, p]));
+  for (const p of rememberTree([h.pid, ...descendantsOf(h.pid)])) if (p.start !== null) known.set(p.pid, p);
+  h.tree = [...known.values()];
+}

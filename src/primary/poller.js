@@ -86,6 +86,7 @@ export function buildSample(t, pid, proc, stats) {
     heapUsed: stats?.heapUsed ?? null,
     heapTotal,
     heapLimit: stats?.heapLimit ?? null,
+    heapPhysical: stats?.heapPhysical ?? null,
     external,
     arrayBuffers: stats?.arrayBuffers ?? null,
     // external already holds arrayBuffers (DESIGN §2), so it is not subtracted twice. V8's physical

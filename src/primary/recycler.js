@@ -8,7 +8,7 @@ import { EVENTS, MEMORY_REASONS, SPAWN_CAUSES, STATES } from '../constants.js';
 import { KIND } from '../protocol.js';
 import { transition } from '../core/worker-state.js';
 import { readTree, buildSample } from './poller.js';
-import { treeOf, rememberTree, signalAll, stillAlive } from './kill-tree.js';
+import { treeOf, rememberTree, rememberWholeTree, signalAll, stillAlive } from './kill-tree.js';
 import { describeRecycle } from '../report/status-view.js';
 
 /** SIGTERM → SIGKILL grace after killTimeout. */
@@ -124,6 +124,9 @@ export class Recycler extends EventEmitter {
     if (h.state === STATES.READY || h.state === STATES.SPAWNING) {
       h.state = transition(h.state, STATES.DRAINING); // READY|SPAWNING -> DRAINING
       h.drainStartedAt = this.now();
+      // Remember the tree before the drain: once the worker exits its children are re-parented
+      // and the next poll tick, which would have listed them, may never come.
+      rememberWholeTree(h);
       this.pool.disconnect(h);
     }
     const timer = setTimeout(() => this.forceKill(h), this.config.recycle.killTimeout);

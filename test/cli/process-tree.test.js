@@ -17,7 +17,8 @@ test('memory held by a child process recycles the worker for rss, and the child 
 
 for (const how of ['SIGTERM', 'SIGINT', 'stop']) {
   test(`${how}: every worker and every worker's child exits, exit code 0`, async (t) => {
-    const run = startCli(t, [app('spawn-child.js'), '-w', '2', '--metrics', 'false', '--name', `tree-${how}`], base(await freePort()));
+    // A long poll: the child is spawned after the first tick and no tick lists it before the stop.
+    const run = startCli(t, [app('spawn-child.js'), '-w', '2', '--poll-interval', '60s', '--metrics', 'false', '--name', `tree-${how}`], base(await freePort()));
     const a = await run.waitFor((e) => e.fixture === 'spawn-child');
     const b = await run.waitFor((e) => e.fixture === 'spawn-child' && e.worker !== a.worker);
     const pids = [a.worker, a.child, b.worker, b.child];
