@@ -59,6 +59,7 @@ export {};
  * @property {number|null} heapUsed
  * @property {number|null} heapTotal
  * @property {number|null} heapLimit
+ * @property {number|null} heapFloor  lowest heapUsed since the previous poll, read just after GCs
  * @property {number|null} heapPhysical  V8's committed-and-touched heap (≤ heapTotal)
  * @property {number|null} external
  * @property {number|null} arrayBuffers

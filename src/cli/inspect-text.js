@@ -21,7 +21,7 @@ function share(f) {
 
 // Words for the sample fields the detectors name.
 const FIELD_NAMES = {
-  treeRss: 'RSS (tree)', rss: 'RSS', heapUsed: 'V8 heap', heapTotal: 'V8 heap total',
+  treeRss: 'RSS (tree)', rss: 'RSS', heapUsed: 'V8 heap', heapFloor: 'V8 heap after GC', heapTotal: 'V8 heap total',
   external: 'external memory', childrenRss: 'child processes', native: 'native memory',
 };
 

@@ -22,10 +22,27 @@ export const LEAK_THRESHOLDS = Object.freeze({
   attribute: 0.5, // a part must explain this share of the RSS growth to be named as the kind
   minRise: 0.01, // the tree must grow by this share of its size over the window: slow creep is not a leak
   warmup: 1, // × leak.window after startedAt that is not judged: caches, JIT and pools fill up first
+  // ms of age before native memory or unexplained RSS can be named: V8 sizes its heap and malloc
+  // settles over a process's first minutes (bare node under light load, no nodesup: RSS 53 → 66 MiB
+  // in 4 min, native creeping 2 MiB/min at 2–4 min). Heap after GC, external and children are
+  // measured exactly and need only the warm-up above.
+  settleMs: 5 * 60_000,
 });
 
 // The parts of a process tree's memory, in the order they are preferred on a tie.
 const PARTS = [['heap', 'heapUsed'], ['external', 'external'], ['children', 'childrenRss'], ['native', 'native']];
+const PARTS_FLOOR = [['heap', 'heapFloor'], ...PARTS.slice(1)];
+
+/**
+ * The heap field a series is judged on: the agent's post-GC floor where it reports one (bucket
+ * minima of polled heapUsed alias against a GC cycle near the poll period), else heapUsed.
+ */
+export function heapField(samples) {
+  const last = samples.at(-1);
+  return last?.heapFloor !== null && last?.heapFloor !== undefined ? 'heapFloor' : 'heapUsed';
+}
+
+const partsOf = (samples) => (heapField(samples) === 'heapFloor' ? PARTS_FLOOR : PARTS);
 
 const T = LEAK_THRESHOLDS;
 
@@ -98,7 +115,7 @@ export function detectLeak(window, { leak, limits, now, pollInterval = 1000, sta
   // that explains most of the growth; field, growthBytesPerSec and r2 describe that part's baseline.
   let shaped = null;
   let largest = null;
-  for (const [kind, field] of PARTS) {
+  for (const [kind, field] of partsOf(samples)) {
     const g = growth(window, field, opts);
     if (!g) continue;
     const p = { kind, field, g };
@@ -121,6 +138,7 @@ export function detectLeak(window, { leak, limits, now, pollInterval = 1000, sta
     return null;
   }
   const { kind, field, g: signal } = named;
+  if ((kind === 'native' || kind === 'rss') && startedAt !== null && now - startedAt < T.settleMs) return null;
 
   // The nearest limit this growth runs into: the tree's rss limit, or the part's own.
   const partLimit = kind === 'heap' ? limits?.heapUsed : kind === 'native' ? limits?.native : null;
@@ -160,7 +178,8 @@ export function detectStep(window, { now, windowMs, bucketMs = windowMs / T.buck
   if (!window || window.size < 2) return null;
   const tf = totalField(window.samples);
   const found = {};
-  for (const field of [tf, ...PARTS.map(([, f]) => f)]) {
+  const parts = partsOf(window.samples);
+  for (const field of [tf, ...parts.map(([, f]) => f)]) {
     const fit = levelShift(windowBaseline(window, field, { now, windowMs, bucketMs }), STEP_THRESHOLDS.stay);
     if (!fit) continue;
     const stepBytes = fit.after - fit.before;
@@ -171,7 +190,7 @@ export function detectStep(window, { now, windowMs, bucketMs = windowMs / T.buck
   }
   // Name the part that stepped when it explains most of the total's step, as detectLeak does.
   let part = null;
-  for (const [, f] of PARTS) if (found[f] && (!part || found[f].stepBytes > part.stepBytes)) part = found[f];
+  for (const [, f] of parts) if (found[f] && (!part || found[f].stepBytes > part.stepBytes)) part = found[f];
   const whole = found[tf] ?? null;
   if (whole && part && part.stepBytes >= T.attribute * whole.stepBytes) return part;
   return whole ?? part;

@@ -1,7 +1,7 @@
 // Leak verdicts, trends and advice for live workers: the trend core applied to each worker's
 // history, and the resulting warnings logged once rather than on every tick.
 import { EVENTS, REASONS } from '../constants.js';
-import { detectLeak, detectStep } from '../core/leak-detector.js';
+import { detectLeak, detectStep, heapField } from '../core/leak-detector.js';
 import { growth, linearTrend, projectTimeToLimit } from '../core/trend.js';
 import { advise } from '../core/advice.js';
 
@@ -38,7 +38,7 @@ export function workerTrend(h, config, now) {
   const since = Math.max(now - TREND_WINDOW_MS, h.readyAt ?? h.startedAt);
   const fit = linearTrend(h.window.series('treeRss', since));
   const rss = fit && fit.spanMs >= Math.max(10_000, 5 * config.pollInterval) ? fit : null;
-  const heap = growth(h.window, 'heapUsed', { now, windowMs: TREND_WINDOW_MS, bucketMs: Math.max(2 * config.pollInterval, 5000) });
+  const heap = growth(h.window, heapField(h.window.samples), { now, windowMs: TREND_WINDOW_MS, bucketMs: Math.max(2 * config.pollInterval, 5000) });
   const last = h.window.last();
   const rssPerSec = rss ? Math.round(rss.slope) : null;
   return {

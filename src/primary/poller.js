@@ -87,6 +87,7 @@ export function buildSample(t, pid, proc, stats) {
     heapTotal,
     heapLimit: stats?.heapLimit ?? null,
     heapPhysical: stats?.heapPhysical ?? null,
+    heapFloor: stats?.heapFloor ?? null,
     external,
     arrayBuffers: stats?.arrayBuffers ?? null,
     // external already holds arrayBuffers (DESIGN §2), so it is not subtracted twice. V8's physical

@@ -11,18 +11,22 @@ import { KIND, message, isOurs } from '../protocol.js';
 import { descendantsOf } from '../proc/descendants.js';
 import { hooks, runShutdownHooks } from './hooks.js';
 
-const IDLE_GRACE_MS = 5000;
-const DELAY_RESOLUTION_MS = 10; // Node's default keepAliveTimeout: idle sockets get what they always got.
+const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
+const DELAY_RESOLUTION_MS = 10;
 
 if (cluster.isWorker && typeof process.send === 'function') start();
 
 function start() {
-  const state = { requests: 0, draining: false, servers: new Set(), gc: newGcTotals(), elu: performance.eventLoopUtilization() };
+  const state = { requests: 0, heapFloor: null, draining: false, servers: new Set(), gc: newGcTotals(), elu: performance.eventLoopUtilization() };
   const delay = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
   delay.enable();
 
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) addGc(state.gc, e);
+    // The heap just after a collection is the baseline a leak raises. Polls land anywhere in the
+    // GC sawtooth, and polls that drift against it see a floor that climbs and wraps: a fake trend.
+    const used = v8.getHeapStatistics().used_heap_size;
+    if (state.heapFloor === null || used < state.heapFloor) state.heapFloor = used;
   }).observe({ entryTypes: ['gc'] });
 
   dc.subscribe('http.server.request.start', ({ response, server }) => {
@@ -124,6 +128,8 @@ function stats(state, delay, detail) {
     heapLimit: heap.heap_size_limit,
     // heapTotal counts pages V8 reserved but never touched; the physical size is what RSS holds.
     heapPhysical: heap.total_physical_size,
+    // The lowest heap seen since the last poll, just after a GC or now: the post-GC baseline.
+    heapFloor: state.heapFloor === null ? mem.heapUsed : Math.min(state.heapFloor, mem.heapUsed),
     newSpace,
     gcCount: state.gc.count,
     gcMs: state.gc.ms,
@@ -138,6 +144,7 @@ function stats(state, delay, detail) {
     draining: state.draining,
   };
   delay.reset();
+  state.heapFloor = null;
   if (detail) {
     out.heapSpaces = spaces.map((s) => ({ name: s.space_name, size: s.space_size, used: s.space_used_size, available: s.space_available_size }));
     out.heap = heap;

@@ -39,7 +39,7 @@ test('a slow heap leak is recycled as `leak` (kind heap) far below its rss limit
   const ev = await run.waitFor(recycled, { what: 'the leak recycle' });
   t.like(ev, { slot: 0, pid: ready.pid, reason: 'leak', kind: 'heap', limit: Math.round((1 * MiB) / 60) });
   t.true(ev.value >= ev.limit, `growth ${ev.value} B/s must reach minGrowth ${ev.limit} B/s`);
-  t.like(ev.trend, { field: 'heapUsed', windowMs: 10_000 });
+  t.like(ev.trend, { field: 'heapFloor', windowMs: 10_000 }); // the agent's post-GC heap, not polled heapUsed
   t.true(ev.trend.r2 >= 0.8);
   t.true(ev.memory.rss < rss / 4, `tree RSS at recycle ${ev.memory.rss} is well below limits.rss ${rss}`);
   t.true(ev.uptimeMs >= 19_000, 'not judged during the warm-up window');
@@ -138,6 +138,7 @@ test('inspect on a live worker: readable text, --json and a heap snapshot', asyn
   t.like(r, { slot: 0, pid: ready.pid, limits: { rss: 100 * MiB } });
   t.true(r.uptimeMs > 0);
   t.true(r.sample.rss > 0 && r.sample.heapUsed > 0 && r.sample.native > 0);
+  t.true(r.sample.heapFloor > 0 && r.sample.heapFloor <= r.sample.heapUsed, 'the post-GC floor is a reading at or below the heap now');
   t.true(r.heapSpaces.some((s) => s.name === 'new_space' && s.size > 0 && typeof s.used === 'number'));
   t.is(typeof r.gcByKind.minor.count, 'number');
   t.true(Number.isInteger(r.mappings.anonymous) && Number.isInteger(r.mappings.v8Pages) && r.mappings.anonRss > 0);

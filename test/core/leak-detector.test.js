@@ -232,3 +232,57 @@ test('detectStep: below minBytes, or no history, is no step', (t) => {
   t.is(detectStep(w, { now: w.last().t, windowMs: SLOW.window, minBytes: 200 * MiB }), null);
   t.is(detectStep(new SampleWindow({ maxAgeMs: 1000 }), { now: 0, windowMs: SLOW.window }), null);
 });
+
+// A 4 s GC sawtooth (20 → 80 MiB) polled every 1.01 s: each bucket's lowest poll lands a little
+// later in the cycle than the last one, so polled minima climb for a minute before they wrap, and
+// RSS creeps with noise. The agent's post-GC floor stays at 20 MiB.
+function aliasedSawtooth(withFloor) {
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  return Array.from({ length: 240 }, (_, k) => {
+    const rss = 150 * MiB + (k / 60) * MiB + (rnd() - 0.5) * 6 * MiB;
+    const s = { ...NULLS, agent: true, t: Math.round(k * 1010), rss, treeRss: rss, childrenRss: 0,
+      heapUsed: 20 * MiB + 60 * MiB * (((k * 1.01) % 4) / 4), heapTotal: 90 * MiB, external: 2 * MiB, native: rss - 92 * MiB };
+    if (withFloor) s.heapFloor = 20 * MiB + rnd() * 0.5 * MiB;
+    return s;
+  });
+}
+
+test('polls aliasing against a GC cycle: a fake heap trend on polled heapUsed, none on the post-GC floor', (t) => {
+  const leak = leakOf('60s', '2mb/min');
+  const polled = verdicts(aliasedSawtooth(false), leak).filter(({ v }) => v);
+  t.true(polled.length > 0, 'the series does alias (else this test proves nothing)');
+  t.is(polled[0].v.field, 'heapUsed');
+  t.deepEqual(verdicts(aliasedSawtooth(true), leak).filter(({ v }) => v).map(({ el }) => el), []);
+});
+
+test('a heap leak seen through the post-GC floor: caught, and the verdict names the floor', (t) => {
+  const series = load('slow-heap-leak').map((s) => ({ ...s, heapFloor: s.heapUsed === null ? null : s.heapUsed - 2 * MiB }));
+  t.like(verdicts(series, SLOW).at(-1).v, { kind: 'heap', field: 'heapFloor' });
+});
+
+test('native memory and unexplained RSS are not named while the worker is settling; exact parts are', (t) => {
+  // The same native leak through a 2 min window, judged as a worker ~4 min old and as one past settleMs.
+  const MINUTE = leakOf('2m', '1mb/min');
+  const series = load('native-leak');
+  const judge = (ageMs) => {
+    const w = new SampleWindow({ maxAgeMs: 600_000 });
+    for (const s of series) w.push(s);
+    const now = w.last().t;
+    return detectLeak(w, { leak: MINUTE, limits: LIMITS, now, pollInterval: 1000, startedAt: now - ageMs });
+  };
+  const young = LEAK_THRESHOLDS.warmup * MINUTE.window + MINUTE.window + 1000; // past the window warm-up
+  t.true(young < LEAK_THRESHOLDS.settleMs);
+  t.is(judge(young), null, 'native, still settling');
+  t.like(judge(LEAK_THRESHOLDS.settleMs + 1000), { kind: 'native' });
+  // Without an agent a buffer leak is only the tree's RSS growing: unexplained, so it settles too.
+  const w = new SampleWindow({ maxAgeMs: 600_000 });
+  for (const s of load('buffer-leak')) w.push({ ...s, heapUsed: null, heapTotal: null, external: null, native: null, agent: false });
+  const agentless = (ageMs) => detectLeak(w, { leak: MINUTE, limits: LIMITS, now: w.last().t, pollInterval: 1000, startedAt: w.last().t - ageMs });
+  t.is(agentless(young), null, 'rss, still settling');
+  t.like(agentless(LEAK_THRESHOLDS.settleMs + 1000), { kind: 'rss' });
+  // A buffer leak is exact: named as soon as the window warm-up is over.
+  const b = new SampleWindow({ maxAgeMs: 600_000 });
+  for (const s of load('buffer-leak')) b.push(s);
+  t.like(detectLeak(b, { leak: MINUTE, limits: LIMITS, now: b.last().t, pollInterval: 1000, startedAt: b.last().t - young }), { kind: 'external' });
+});
