@@ -2,9 +2,9 @@
 // run dir, port and config, one worker, a light request load), and the NDJSON logs say whether,
 // why and when it was recycled. Prints a markdown table; --write puts it into bench/RESULTS.md.
 //
-//   node bench/detection.js [--duration 300] [--only steady,buffer-leak] [--window 60s]
+//   node bench/detection.js [--duration 420] [--only steady,buffer-leak] [--window 60s]
 //                           [--min-growth 1mb/min] [--poll 1s] [--rps 5] [--write] [--results FILE]
-//                           [--series DIR] [--quick]   (--quick: 200 s, just past the deadline)
+//                           [--series DIR] [--quick]   (--quick: 380 s, just past the last deadline)
 //
 // How it is judged. The leak policy does not judge a worker during its first leak.window × warmup
 // (caches fill, JIT warms up: LEAK_THRESHOLDS.warmup), and then needs one whole window of history,
@@ -17,7 +17,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import http from 'node:http';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +24,7 @@ import { parseArgs } from 'node:util';
 import { parseDuration, parseRate } from '../src/units.js';
 import { request } from '../src/cli/control-client.js';
 import { LEAK_THRESHOLDS } from '../src/core/leak-detector.js';
+import { freePort } from './lib/spawn.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CORPUS = path.join(ROOT, 'bench/corpus');
@@ -62,11 +62,11 @@ const { values: opt } = parseArgs({
   },
 });
 
-const durationS = Number(opt.duration ?? (opt.quick ? 200 : 300));
+const durationS = Number(opt.duration ?? (opt.quick ? 380 : 420));
 const windowMs = parseDuration(opt.window);
 const pollMs = parseDuration(opt.poll);
 if (!(durationS > 0) || !windowMs || !pollMs || parseRate(opt['min-growth']) === null) {
-  console.error('usage: node bench/detection.js [--duration 300] [--only a,b] [--window 60s] [--min-growth 1mb/min] [--poll 1s] [--rps 5] [--write] [--results FILE] [--series DIR] [--quick]');
+  console.error('usage: node bench/detection.js [--duration 420] [--only a,b] [--window 60s] [--min-growth 1mb/min] [--poll 1s] [--rps 5] [--write] [--results FILE] [--series DIR] [--quick]');
   process.exit(2);
 }
 const fillMs = (LEAK_THRESHOLDS.warmup + 1) * windowMs;
@@ -76,17 +76,6 @@ for (const n of names) {
     console.error(`unknown app ${n}; expected one of ${Object.keys(EXPECTED).join(', ')}`);
     process.exit(2);
   }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Run one app under nodesup for durationS; resolve with its parsed events and load counts. */
@@ -99,7 +88,7 @@ async function runApp(name) {
     // a leak verdict has to come first; jitter 0 and no maxAge so nothing else recycles.
     limits: { rss: '2gb', maxAge: null, jitter: 0 },
     leak: { window: opt.window, minGrowth: opt['min-growth'], action: 'recycle' },
-    recycle: { killTimeout: '5s' }, log: { level: 'info', format: 'json' },
+    log: { level: 'info', format: 'json' },
   })};\n`);
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/nodesup.js'), 'start', path.join(CORPUS, `${name}.js`), '-c', config], {
@@ -150,17 +139,30 @@ function recordSeries(dir, name) {
 }
 
 // A light keep-alive request load, so workers serve traffic (and drains have something to drain).
+// Free sockets are dropped after 4 s idle, under Node's 5 s server keepAliveTimeout, as
+// agentkeepalive does by default: otherwise a request sent on a socket the server is closing for
+// idleness fails, with or without a supervisor. Every failure is kept with its time and cause.
 function startLoad(port, rps) {
-  const counts = { ok: 0, failed: 0 };
+  const counts = { ok: 0, failed: 0, failures: [] };
   if (!(rps > 0)) return { counts, stop() {} };
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4, timeout: 4000 });
+  const fail = (why) => { counts.failed++; counts.failures.push({ time: new Date().toISOString(), why }); };
   const timer = setInterval(() => {
     http.get({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
       res.resume();
-      res.on('end', () => { if (res.statusCode === 200) counts.ok++; else counts.failed++; });
-    }).on('error', () => { counts.failed++; });
+      res.on('end', () => { if (res.statusCode === 200) counts.ok++; else fail(`HTTP ${res.statusCode}`); });
+    }).on('error', (err) => fail(err.code ?? err.message));
   }, 1000 / rps);
   return { counts, stop() { clearInterval(timer); agent.destroy(); } };
+}
+
+/**
+ * When the detector may first name a leak of this kind, from readiness: one warm-up and one whole
+ * window; native memory (the residual) also waits for the worker to settle.
+ */
+export function fullAtMs(kind, w = windowMs) {
+  const full = (LEAK_THRESHOLDS.warmup + 1) * w;
+  return kind === 'native' ? Math.max(full, LEAK_THRESHOLDS.settleMs) : full;
 }
 
 /** The verdict for one run: what happened, when, and PASS/FAIL against EXPECTED. */
@@ -172,7 +174,7 @@ export function judge(run, { windowMs: w = windowMs, graceS = GRACE_S } = {}) {
   const warnings = run.events.filter((e) => e.event === 'leak.warning');
   const advice = run.events.filter((e) => e.event === 'worker.advice' && exp.advice?.includes(e.code));
   const first = [...recycles, ...warnings, ...advice].sort((a, b) => ms(a) - ms(b))[0] ?? null;
-  const deadlineS = ((LEAK_THRESHOLDS.warmup + 1) * w) / 1000 + graceS;
+  const deadlineS = fullAtMs(exp.kind, w) / 1000 + graceS;
   const atS = first && ready ? (ms(first) - ms(ready)) / 1000 : null;
   const row = {
     app: run.name,
@@ -203,6 +205,18 @@ export function judge(run, { windowMs: w = windowMs, graceS = GRACE_S } = {}) {
   return row;
 }
 
+/** Each failed request of a run, placed against the worker event nearest to it in time. */
+export function describeFailures(run) {
+  const marks = run.events.filter((e) => ['worker.recycle', 'worker.spawn', 'worker.ready', 'worker.exit'].includes(e.event));
+  return (run.load.failures ?? []).map((f) => {
+    const at = Date.parse(f.time);
+    const near = marks.reduce((best, e) => (!best || Math.abs(Date.parse(e.time) - at) < Math.abs(Date.parse(best.time) - at) ? e : best), null);
+    const d = near ? (at - Date.parse(near.time)) / 1000 : 0;
+    const rel = near ? `, ${Math.abs(d).toFixed(2)} s ${d < 0 ? 'before' : 'after'} ${near.event} of pid ${near.pid}${near.forced ? ' (forced)' : ''}` : '';
+    return `${run.name}: ${f.why} at ${f.time}${rel}`;
+  });
+}
+
 /** The markdown section: conditions, how it is measured, and the table. */
 export function renderSection(rows, meta) {
   const fmt = (x) => (x === null ? '-' : x.toFixed(0));
@@ -216,13 +230,17 @@ export function renderSection(rows, meta) {
     `of keep-alive load), all ${rows.length} at once. Detection time is from the first worker.ready to the`,
     'first worker.recycle / leak.warning (fd-leak: its fd/handles advice), on the supervisor\'s log clock.',
     `Deadline: the window is full at ready + (warmup ${LEAK_THRESHOLDS.warmup} + 1) × window; a leak must be named within`,
-    `${GRACE_S} s of that. Healthy apps must see no recycle and no leak.warning in the whole run.`,
+    `${GRACE_S} s of that. Native memory is named only once a worker is ${LEAK_THRESHOLDS.settleMs / 60_000} min old (V8 and malloc settle first:`,
+    'see the README), so native-leak\'s deadline counts from then. Healthy apps must see no recycle and no leak.warning',
+    'in the whole run, which lasts past that settle time.',
     '',
     '| app | expected | recycles | first reason | kind | detected at (s) | deadline (s) | requests ok | result |',
     '|---|---|---:|---|---|---:|---:|---:|---|',
     ...rows.map((r) => `| ${r.app} | ${r.expected} | ${r.recycles} | ${r.reason} | ${r.kind} | ${fmt(r.atS)} | ${fmt(r.deadlineS)} | ${r.requests} | ${r.pass ? 'PASS' : `FAIL: ${r.why}`} |`),
     '',
     `${rows.filter((r) => r.pass).length}/${rows.length} PASS. ${meta.notes ?? ''}`.trim(),
+    '',
+    meta.failures?.length ? `Failed requests, each with the nearest worker event:\n${meta.failures.map((f) => `- ${f}`).join('\n')}` : 'Failed requests: none.',
   ];
   return lines.join('\n');
 }
@@ -252,6 +270,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
     machine,
     notes: `Load average ${load0.toFixed(2)} at the start, ${os.loadavg()[0].toFixed(2)} at the end.`,
+    failures: runs.flatMap(describeFailures),
   });
   process.stdout.write(`${section}\n`);
   for (const r of runs) if (r.early) process.stderr.write(`${r.name}: ${r.stderr}\n`);

@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark in sequence, each with --write so it replaces its own section
-// of bench/RESULTS.md. `--quick` is passed through (a smoke run of everything, ~6 minutes);
+// of bench/RESULTS.md. `--quick` is passed through (a smoke run of everything, ~12 minutes);
 // `--results FILE` too. Run it on a quiet machine: other load skews every figure.
-//   npm run bench            # full: ~25 minutes, 10 of them the primary's RSS soak
+//   npm run bench            # full: ~30 minutes, 10 of them the primary's RSS soak
 //   npm run bench -- --quick
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
