@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark in sequence, each with --write so it replaces its own section
 // of bench/RESULTS.md. `--quick` is passed through (a smoke run of everything, ~12 minutes);
 // `--results FILE` too. Run it on a quiet machine: other load skews every figure.
-//   npm run bench            # full: ~30 minutes, 10 of them the primary's RSS soak
+//   npm run bench            # full: ~40 minutes, 20 of them the primary's RSS soak
 //   npm run bench -- --quick
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -15,7 +15,7 @@ const steps = [
   ['detection', ['bench/detection.js']],
   ['detection-latency', ['bench/detection-latency.js']],
   ['primary-cost', ['bench/primary-cost.js']],
-  ['primary-soak', ['bench/primary-cost.js', '--soak', opts.quick ? '60' : '600']],
+  ['primary-soak', ['bench/primary-cost.js', '--soak', opts.quick ? '60' : '1200']],
   ['pm2', ['bench/pm2.js']],
 ];
 const only = opts.only ? new Set(opts.only.split(',')) : null;
