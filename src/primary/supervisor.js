@@ -14,6 +14,7 @@ import { stillAlive } from './kill-tree.js';
 import { buildSnapshot } from './snapshot.js';
 import { DurationRing } from '../core/duration-ring.js';
 import { leakVerdict, maybeAdvise, workerTrend } from './leak-watch.js';
+import { startOrphanGuard } from './orphan-guard.js';
 
 export class Supervisor {
   /** @param {import('../types.js').Config} config @param {{logger: import('pino').Logger, stdout?: any}} deps */
@@ -68,12 +69,14 @@ export class Supervisor {
       limits: config.limits, cgroupMemoryLimit: this.cgroup.memoryLimit, totalRssLimit: this.totalLimit,
       pollInterval: config.pollInterval, nodeArgs: config.nodeArgs,
     }, `nodesup ${config.name}: ${config.workers} workers of ${config.script}`);
+    this.guard = startOrphanGuard({ onError: (err) => this.#guardLost(err) });
     for (const s of this.slots) this.#spawn(s.slot, SPAWN_CAUSES.INITIAL);
     this.#scheduleTick();
   }
 
   #spawn(slot, cause) {
     const h = this.pool.spawn(slot);
+    this.#guardWorkers();
     if (cause !== SPAWN_CAUSES.REPLACE) this.slots[slot].current = h;
     this.emit('info', { event: EVENTS.WORKER_SPAWN, slot, pid: h.pid, cause }, `slot ${slot}: spawned pid ${h.pid} (${cause})`);
     if (cause !== SPAWN_CAUSES.REPLACE) {
@@ -105,6 +108,7 @@ export class Supervisor {
     if (planned) Object.assign(fields, { reason: h.retiring.reason, recycleMs: now - h.retiring.decidedAt });
     if (h.notReady) fields.notReady = true;
     this.emit(planned ? 'info' : 'warn', fields, `slot ${h.slot}: pid ${h.pid} exited (${signal ?? code})`);
+    this.#guardWorkers();
     // Children the worker left behind: the agent SIGTERMs them on a clean exit, but not on SIGKILL.
     this.recycler.reap(h.tree.filter((p) => p.pid !== h.pid));
     if (planned && h.retiring.reason !== 'stop') {
@@ -115,6 +119,15 @@ export class Supervisor {
     s.current = null;
     if (planned) return;
     this.#crashed(s, h, now);
+  }
+
+  #guardWorkers() {
+    this.guard?.update(this.pool.handles().map((h) => h.pid));
+  }
+
+  #guardLost(err) {
+    if (this.stopping) return;
+    this.logger.warn({ err: err ?? undefined }, 'the orphan guard is gone: if the primary is killed now, a worker whose event loop is blocked may outlive it');
   }
 
   #crashed(s, h, now) {
@@ -256,6 +269,7 @@ export class Supervisor {
         if (retired.some((r) => r.status === 'rejected')) this.#forceStop();
       }
       await Promise.all(this.recycler.reaping);
+      this.guard?.close();
       this.emit('info', { event: EVENTS.SUPERVISOR_STOP, signal: signal ?? null, durationMs: this.now() - t0, ...(this.fatal ? { error: this.fatal.code } : {}) }, 'nodesup stopped');
       this.resolveDone();
     })();

@@ -1,6 +1,6 @@
 // Whole process trees: memory held by children counts, and nothing outlives the supervisor.
 import test from 'ava';
-import { startCli, app, freePort, waitGone, alive, runCli } from '../helpers/cli.js';
+import { startCli, app, freePort, waitGone, alive, runCli, guardsOf } from '../helpers/cli.js';
 
 const base = (port) => ({ env: { PORT: String(port) } });
 
@@ -21,7 +21,9 @@ for (const how of ['SIGTERM', 'SIGINT', 'stop']) {
     const run = startCli(t, [app('spawn-child.js'), '-w', '2', '--poll-interval', '60s', '--metrics', 'false', '--name', `tree-${how}`], base(await freePort()));
     const a = await run.waitFor((e) => e.fixture === 'spawn-child');
     const b = await run.waitFor((e) => e.fixture === 'spawn-child' && e.worker !== a.worker);
-    const pids = [a.worker, a.child, b.worker, b.child];
+    const guards = guardsOf(run.child.pid);
+    t.is(guards.length, 1, 'the orphan guard runs');
+    const pids = [a.worker, a.child, b.worker, b.child, ...guards];
     t.true(pids.every(alive));
     if (how === 'stop') {
       const r = await runCli(['stop', `tree-${how}`], { env: { NODESUP_RUN_DIR: run.runDir } });
@@ -29,7 +31,7 @@ for (const how of ['SIGTERM', 'SIGINT', 'stop']) {
     } else run.child.kill(how);
     const done = await run.exited;
     t.is(done.exitCode, 0, done.stderr);
-    t.deepEqual(await waitGone(pids), [], 'no worker and no child (even one ignoring SIGTERM) left');
+    t.deepEqual(await waitGone(pids), [], 'no worker, no child (even one ignoring SIGTERM), no orphan guard left');
     const stop = run.events.find((e) => e.event === 'supervisor.stop');
     t.truthy(stop);
   });

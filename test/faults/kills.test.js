@@ -2,7 +2,7 @@
 // primary SIGKILLed at the worst moments: a worker's event loop blocked, a worker half-drained
 // with a client holding it open. Whatever the primary can no longer do, nothing may outlive it.
 import test from 'ava';
-import { freePort, waitGone, get } from '../helpers/cli.js';
+import { freePort, waitGone, get, guardsOf } from '../helpers/cli.js';
 import { faultApp, writeConfig, control, allPids, exited, rawConnection, start, signal } from './_helpers.js';
 
 test('a worker SIGKILLed from outside, twice: each kill is an event, counted in status and metrics, the slot refilled', async (t) => {
@@ -32,19 +32,17 @@ test('a worker SIGKILLed from outside, twice: each kill is an event, counted in 
   t.deepEqual(await waitGone(allPids(run)), []);
 });
 
-// KNOWN LIMITATION, kept failing on purpose: a worker only notices the primary's death through
-// its IPC channel closing, which a permanently blocked event loop never processes, so it spins on
-// as an orphan of init. The only in-process cure is a watchdog thread in every worker, and a
-// worker_thread costs ~10 MiB of RSS per worker (measured), paid by every app for this one case.
-// Where nodesup is meant to run the case is covered: a pod's processes die with PID 1, systemd's
-// KillMode=control-group kills the unit's cgroup, `docker run --init` reaps the container.
-test.failing('SIGKILL of the primary while a worker is blocked: that worker exits too', async (t) => {
+// A worker only notices the primary's death through its IPC channel closing, which a blocked event
+// loop never processes: the orphan guard (src/primary/orphan-guard.js) SIGKILLs it after its grace.
+test('SIGKILL of the primary while a worker is blocked: that worker and its child exit too, and so does the orphan guard', async (t) => {
   const port = await freePort();
-  const run = start(t, [faultApp('spin-on-request.js'), '-w', '2', '--metrics', 'false'], { env: { PORT: String(port) } });
+  const run = start(t, [faultApp('spin-on-request.js'), '-w', '2', '--metrics', 'false'], { env: { PORT: String(port), SPIN_CHILD: '1' } });
   const pids = [
     (await run.waitFor((e) => e.event === 'worker.ready' && e.slot === 0, { what: 'slot 0 ready' })).pid,
     (await run.waitFor((e) => e.event === 'worker.ready' && e.slot === 1, { what: 'slot 1 ready' })).pid,
   ];
+  const guards = guardsOf(run.child.pid);
+  t.is(guards.length, 1, 'one orphan guard per supervisor');
   fetch(`http://127.0.0.1:${port}/spin`).catch(() => {});
   const spinning = await run.waitFor((e) => e.fixture === 'spinning', { what: 'a worker spinning' });
   run.child.kill('SIGKILL');
@@ -52,6 +50,8 @@ test.failing('SIGKILL of the primary while a worker is blocked: that worker exit
   const other = pids.find((pid) => pid !== spinning.pid);
   t.deepEqual(await waitGone([other], 10_000), [], 'the idle worker exits (its IPC channel closed)');
   t.deepEqual(await waitGone([spinning.pid], 8000), [], 'the blocked worker exits too, not left spinning as an orphan');
+  t.deepEqual(await waitGone([spinning.child], 8000), [], "and so does the blocked worker's child, which ignores SIGTERM");
+  t.deepEqual(await waitGone(guards), [], 'the orphan guard leaves once its work is done');
 });
 
 // The agent takes the IPC channel closing under a worker it is draining for the end of the drain

@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { request } from '../../src/cli/control-client.js';
+import { childrenOf } from '../../src/proc/descendants.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = path.join(ROOT, 'bin/nodesup.js');
@@ -106,6 +107,17 @@ export function alive(pid) {
   } catch {
     return false;
   }
+}
+
+/** The orphan guard of a primary: its child running /bin/sh (src/primary/orphan-guard.js). */
+export function guardsOf(primaryPid) {
+  return childrenOf(primaryPid).filter((p) => {
+    try {
+      return fs.readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'sh';
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Wait until none of pids is alive; resolves with those still alive at the deadline. */
