@@ -53,9 +53,8 @@ async function heldRecycle(t, run, holdDrain) {
   return { held, first };
 }
 
-// FAILING (race in Supervisor.recycleSlot): `await recycler.waitForRoom(slot)` and the busy.add
-// inside recycler.recycle() are separated by an await hop, so when a recycle frees its room every
-// waiter wakes, each sees room, and two slots recycle at once despite maxConcurrent 1.
+// Guards a race found here: waiting for room and taking it were an await apart, so every waiter
+// woke when a recycle ended and two slots recycled at once despite maxConcurrent 1.
 test('recycles requested while another is in progress (maxConcurrent 1): all complete, one slot at a time', async (t) => {
   const { run, pids, holdDrain } = await startSlow(t, 3);
   const { held, first } = await heldRecycle(t, run, holdDrain);
@@ -79,9 +78,8 @@ test('recycles requested while another is in progress (maxConcurrent 1): all com
   t.deepEqual(await waitGone(allPids(run)), []);
 });
 
-// FAILING: a request for a slot that is already recycling waits for that recycle to finish, then
-// recycles the brand-new replacement too: Supervisor.recycleSlot does not coalesce requests for
-// a slot already queued or running.
+// A request for a slot already recycling joins that recycle; it once waited for it and then
+// recycled the brand-new replacement too.
 test('the same slot requested twice at once: one recycle', async (t) => {
   const { run, holdDrain } = await startSlow(t, 2);
   const { held, first } = await heldRecycle(t, run, holdDrain);
@@ -136,8 +134,7 @@ for (const [when, pred, slow] of duringReload) {
   }
 }
 
-// FAILING: the second stop reaches Supervisor.stop() while it is stopping, which forces
-// (#forceStop: SIGTERM to every worker, sup.forced) and the primary exits 1. A request held open
+// A second stop while stopping is not a force: only a second *signal* is. A request held open
 // keeps the first stop in progress until both stops have been answered; it must still be answered.
 test('two `nodesup stop` at once: both answered, exit 0, one supervisor.stop, nothing left', async (t) => {
   const { run, holdDrain } = await startSlow(t, 2, { name: 'twostops' });
@@ -150,7 +147,7 @@ test('two `nodesup stop` at once: both answered, exit 0, one supervisor.stop, no
   t.regex(await held.body, /^waited \d+/, 'the request in flight was answered');
 });
 
-// FAILING: same cause: the control `stop` after a SIGTERM is taken as "second stop: force".
+// The control `stop` after a SIGTERM joins the drain, it does not force it.
 test('SIGTERM and `nodesup stop` together: exit 0, one supervisor.stop, nothing left', async (t) => {
   const { run, holdDrain } = await startSlow(t, 2);
   const held = await holdDrain();
@@ -163,8 +160,8 @@ test('SIGTERM and `nodesup stop` together: exit 0, one supervisor.stop, nothing 
   t.regex(await held.body, /^waited \d+/, 'the request in flight was answered');
 });
 
-// FAILING: a SIGTERM after a control `stop` is taken as "second stop: force" (signals.js): a
-// preStop hook running `nodesup stop` followed by the kubelet's SIGTERM drops in-flight requests.
+// A SIGTERM after a control `stop` joins the drain: a preStop hook running `nodesup stop`
+// followed by the kubelet's SIGTERM must not drop in-flight requests.
 test('`nodesup stop` then SIGTERM (a preStop hook, then the kubelet): exit 0, one supervisor.stop, nothing left', async (t) => {
   const { run, holdDrain } = await startSlow(t, 2);
   const held = await holdDrain();

@@ -57,15 +57,9 @@ function messageProblem(err, where, { internals = true } = {}) {
   return null;
 }
 
-// FAILING: two message bugs in src/config/validate.js. (1) unknownKey() looks the key up in the
-// ALIASES object literal, so "toString", "constructor", "__proto__" or "hasOwnProperty" find
-// Object.prototype members: `did you mean "function toString() { [native code] }"?`. Fix:
-// `Object.hasOwn(ALIASES, bad) ? ALIASES[bad] : undefined`. (2) keyOf() pastes keys raw, so a key
-// holding a newline (`env: { "A\nB": … }`, `{ "x\ny": 1 }`) makes a two-line message. Fix: in keyOf,
-// spell a string part that is not an identifier-like name (/^[A-Za-z_$][\w$-]*$/) as [${JSON.stringify(p)}].
-// (3) src/errors.js configError() shows a string `got` in full: a 5000-character value makes a
-// 5 KB line. Fix: past 200 characters, JSON.stringify(got.slice(0, 197)) + '...' (the existing
-// validate test keeps a 100-character value whole).
+// Found by this fuzzer, now guarded: a key named like an Object.prototype member ("toString")
+// once matched the alias table and printed a function as the suggestion; a key holding a newline
+// made a two-line message; a 5000-character value made a 5 KB line.
 test('every refusal is one line, no stack, names the file, and shows no JS internals', (t) => {
   const bad = outcomes.filter((o) => o.error instanceof NodesupError)
     .map((o) => ({ ...o, why: messageProblem(o.error, WHERE) })).filter((o) => o.why);
@@ -104,14 +98,9 @@ function configProblem(c) {
   return null;
 }
 
-// FAILING: numbers too big for what uses them pass validation. parseSize/parseDuration/parseRate
-// (src/units.js) turn "999…9mb" into Infinity, and a duration over 2^31-1 ms ("30d") is accepted
-// for timer keys; Node's setTimeout then fires after 1 ms: `recycle: { readyTimeout: '30d' }`
-// kills every worker 1 ms after it is forked (crash loop, exit 1), `killTimeout: '30d'` forces
-// every drain at once, `pollInterval: '25d'` ticks every millisecond. Fix: the three parsers return
-// null unless Number.isFinite(result); validate.js gives pollInterval, recycle.readyTimeout,
-// recycle.killTimeout, restart.initialDelay and restart.maxDelay an upper bound of 2^31-1 ms
-// ("expected a duration up to 24d").
+// Found by this fuzzer, now guarded: "999…9mb" parsed to Infinity, and a duration over 2^31-1 ms
+// ("30d") was accepted for a timer key, which Node's setTimeout turns into 1 ms (a readyTimeout of
+// 30 days killed every worker as it forked).
 test('every accepted config is normalised: finite numbers, timer durations a timer can wait, no stray keys', (t) => {
   const bad = outcomes.filter((o) => o.config).map((o) => ({ ...o, why: configProblem(o.config) })).filter((o) => o.why);
   report(t, bad, 'were accepted but not normalised');
@@ -206,11 +195,8 @@ test('broken and generated config files through loadConfig: a config or a one-li
   t.deepEqual(bad.slice(0, 5), [], `${bad.length} of ${files.length} files`);
 });
 
-// FAILING: a getter in the config that throws (`get port() { return process.env.PORT.trim() }`
-// with PORT unset) escapes loadConfig as a plain TypeError, which main.js prints as
-// "internal error" with a stack, exit 1. Fix in src/config/load.js loadConfig: wrap the
-// resolveConfig(...) call so an error that is not a NodesupError becomes loadError(file, err)
-// (NODESUP_ERR_CONFIG_LOAD: "supervisor.config.mjs: cannot load: …", exit 2).
+// Found by this fuzzer, now guarded: a getter that throws (`get port() { return
+// process.env.PORT.trim() }` with PORT unset) escaped loadConfig as a TypeError with a stack.
 test('a config whose getter throws is a one-line load error, exit 2', async (t) => {
   const cwd = scratch();
   t.teardown(() => fs.rmSync(cwd, { recursive: true, force: true }));

@@ -89,9 +89,8 @@ test('a zombie child of a live worker (exited, not reaped) is skipped, not count
   t.is(proc.childrenRss, 0, 'the zombie adds nothing');
 });
 
-// FAILING: a zombie worker (it exited, the primary has not reaped it yet: the window in which a
-// tick races a worker's exit) still has /proc/<pid>/fd, empty, so countFds() gives 0 while every
-// memory field is null. Fix in src/primary/poller.js readTree: `fds: own === null ? null : countFds(h.pid)`.
+// A zombie worker (exited, not yet reaped: the window in which a tick races an exit) still has
+// /proc/<pid>/fd, empty: its fd count must be null like every other field, not 0.
 test('readTree + buildSample of a zombie worker: every measured field null, fds too', async (t) => {
   const z = await zombie(t);
   const proc = readTree(handleOf(z.pid));
