@@ -4,7 +4,7 @@
 //
 //   node bench/detection.js [--duration 420] [--only steady,buffer-leak] [--window 60s]
 //                           [--min-growth 1mb/min] [--poll 1s] [--rps 5] [--write] [--results FILE]
-//                           [--series DIR] [--quick]   (--quick: 380 s, just past the last deadline)
+//                           [--series DIR] [--section NAME] [--quick]   (--quick: 380 s, just past the last deadline)
 //
 // How it is judged. The leak policy does not judge a worker during its first leak.window × warmup
 // (caches fill, JIT warms up: LEAK_THRESHOLDS.warmup), and then needs one whole window of history,
@@ -25,12 +25,11 @@ import { parseDuration, parseRate } from '../src/units.js';
 import { request } from '../src/cli/control-client.js';
 import { LEAK_THRESHOLDS } from '../src/core/leak-detector.js';
 import { freePort } from './lib/spawn.js';
+import { writeSection } from './lib/results.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CORPUS = path.join(ROOT, 'bench/corpus');
 const RESULTS = path.join(ROOT, 'bench/RESULTS.md');
-const START = '<!-- detection:start -->';
-const END = '<!-- detection:end -->';
 const GRACE_S = 60;
 
 /** What each corpus app is, and what a correct supervisor does about it. */
@@ -52,6 +51,7 @@ const { values: opt } = parseArgs({
     duration: { type: 'string' },
     quick: { type: 'boolean', default: false },
     results: { type: 'string', default: RESULTS },
+    section: { type: 'string', default: 'detection' }, // the RESULTS.md section written: a second setting gets its own
     only: { type: 'string' },
     window: { type: 'string', default: '60s' },
     'min-growth': { type: 'string', default: '1mb/min' },
@@ -221,7 +221,7 @@ export function describeFailures(run) {
 export function renderSection(rows, meta) {
   const fmt = (x) => (x === null ? '-' : x.toFixed(0));
   const lines = [
-    '## Leak detection',
+    opt.section === 'detection' ? '## Leak detection' : `## Leak detection, leak.window ${opt.window}`,
     '',
     `Command: \`${meta.command}\``,
     '',
@@ -245,20 +245,6 @@ export function renderSection(rows, meta) {
   return lines.join('\n');
 }
 
-/** Replace (or add) the detection section of RESULTS.md, leaving other sections alone. */
-export function writeSection(file, section) {
-  const block = `${START}\n${section}\n${END}`;
-  if (!fs.existsSync(file)) {
-    fs.writeFileSync(file, `# Benchmark results\n\n${block}\n`);
-    return;
-  }
-  const text = fs.readFileSync(file, 'utf8');
-  const a = text.indexOf(START);
-  const b = text.indexOf(END);
-  const next = a >= 0 && b > a ? text.slice(0, a) + block + text.slice(b + END.length) : `${text.trimEnd()}\n\n${block}\n`;
-  fs.writeFileSync(file, next);
-}
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const load0 = os.loadavg()[0];
   console.error(`running ${names.length} apps for ${durationS} s: ${names.join(', ')}`);
@@ -279,6 +265,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const firstBad = runs[i].events.find((e) => e.event === 'worker.recycle' || e.event === 'leak.warning');
     if (firstBad) process.stderr.write(`${row.app}: ${JSON.stringify(firstBad)}\n`);
   }
-  if (opt.write) writeSection(opt.results, section);
+  if (opt.write) writeSection(opt.results, opt.section, section);
   process.exitCode = rows.every((r) => r.pass) ? 0 : 1;
 }
