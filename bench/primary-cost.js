@@ -70,6 +70,7 @@ async function cost(n) {
 
 // The sample history a worker keeps at the defaults (src/primary/pool.js), in seconds.
 const HISTORY_S = 600;
+const FLOOR_S = 120;
 
 async function soak(seconds) {
   const n = Number(opts['soak-workers']);
@@ -81,43 +82,60 @@ async function soak(seconds) {
     await delay(SETTLE * 1000);
     const since = Date.now();
     const points = [];
+    const heap = []; // the primary's V8 heapUsed from each scrape (prom-client's default metrics)
     const cpu = cpuMeter(pid);
     cpu.start();
     for (let t = 0; t <= seconds; t += 10) {
       if (t) await delay(10_000);
-      if (await scrape(metricsPort)) scrapes++;
+      const body = await scrape(metricsPort);
+      if (body !== null) scrapes++;
+      const used = Number(/^nodesup_primary_nodejs_heap_size_used_bytes (\S+)$/m.exec(body ?? '')?.[1]);
+      if (Number.isFinite(used)) heap.push({ x: t, y: used });
       points.push({ x: t, y: rss(pid) });
-      process.stderr.write(`soak ${t}s: primary RSS ${mib(points.at(-1).y)} MiB\n`);
+      process.stderr.write(`soak ${t}s: primary RSS ${mib(points.at(-1).y)} MiB, heap used ${mib(heap.at(-1)?.y ?? null)} MiB\n`);
     }
     const c = cpu.stop();
     const snap = await run.status();
     const ys = points.map((p) => p.y);
     const perMin = (pts) => { const s = slope(pts); return s === null ? null : (s * 60) / 1024; };
     const full = points.filter((p) => p.x >= HISTORY_S);
+    // heapUsed at a scrape holds whatever garbage the last GC left; its lowest value over each
+    // FLOOR_S is close to the live heap after a GC, the figure a leak of nodesup's own would raise.
+    const floors = [];
+    for (let from = 0; from <= seconds - FLOOR_S; from += FLOOR_S) {
+      const ys = heap.filter((p) => p.x >= from && p.x < from + FLOOR_S).map((p) => p.y);
+      if (ys.length) floors.push({ x: from + FLOOR_S, y: Math.min(...ys) });
+    }
+    const fullFloors = floors.filter((p) => p.x - FLOOR_S >= HISTORY_S);
     const body = [
-      `${n} idle workers (\`bench/apps/idle.js\`), pollInterval ${opts['poll-interval']}, metrics on and \`/metrics\` scraped every 10 s (${scrapes} scrapes answered), for ${seconds} s after all were ready and ${SETTLE} s of settling; the primary's RSS (smaps_rollup) every 10 s, right after each scrape. Each worker's sample history holds ${HISTORY_S / 60} minutes (max(1.25 × leak.window, 10 min)), so the primary grows by design until it is full; the slope from then on is what says whether nodesup leaks itself.`,
+      `${n} idle workers (\`bench/apps/idle.js\`), pollInterval ${opts['poll-interval']}, metrics on and \`/metrics\` scraped every 10 s (${scrapes} scrapes answered), for ${seconds} s after all were ready and ${SETTLE} s of settling; the primary's RSS (smaps_rollup) every 10 s, right after each scrape, and its V8 heap used from each scrape (\`nodesup_primary_nodejs_heap_size_used_bytes\`). Heap floor: the lowest heap used in each ${FLOOR_S} s, close to the live heap after a GC. Each worker's sample history holds ${HISTORY_S / 60} minutes (max(1.25 × leak.window, 10 min)), so the primary grows by design until it is full; the slopes from then on say whether nodesup leaks itself: the heap floor's for its JS objects, RSS's for everything (malloc, V8's pages).`,
       '',
-      table(['samples', 'first MiB', 'last MiB', 'max MiB', 'slope, KiB/min (all)', `slope, KiB/min (t ≥ ${HISTORY_S} s, history full)`, 'primary CPU, % of a core', 'poll tick p50 / p99 ms', 'recycles, restarts, exits'], [[
-        points.length, mib(ys[0]), mib(ys.at(-1)), mib(max(ys)), fx(perMin(points), 1), full.length >= 6 ? fx(perMin(full), 1) : '- (run ≥ 900 s)',
+      table(['samples', 'RSS first / last / max MiB', 'RSS slope, KiB/min (all)', `RSS slope, KiB/min (t ≥ ${HISTORY_S} s, history full)`, 'heap floor first / last MiB', `heap floor slope, KiB/min (history full)`, 'primary CPU, % of a core', 'poll tick p50 / p99 ms', 'recycles, restarts, exits'], [[
+        points.length, `${mib(ys[0])} / ${mib(ys.at(-1))} / ${mib(max(ys))}`, fx(perMin(points), 1), full.length >= 6 ? fx(perMin(full), 1) : '- (run ≥ 900 s)',
+        `${mib(floors[0]?.y ?? null, 2)} / ${mib(floors.at(-1)?.y ?? null, 2)}`, fullFloors.length >= 3 ? fx(perMin(fullFloors), 1) : `- (run ≥ ${HISTORY_S + 3 * FLOOR_S} s)`,
         fx(c.percent, 2), `${fx(snap.poll.p50Ms, 2)} / ${fx(snap.poll.p99Ms, 2)}`, incidents(run, since),
       ]]),
       '',
       `RSS series, MiB: ${ys.map((y) => mib(y)).join(', ')}.`,
+      '',
+      `Heap floor series (every ${FLOOR_S} s), MiB: ${floors.map((p) => mib(p.y, 2)).join(', ')}.`,
     ].join('\n');
-    publish(opts, 'primary-soak', `The primary's RSS over a ${seconds} s soak`, body);
+    publish(opts, 'primary-soak', `The primary's memory over a ${seconds} s soak`, body);
   } finally {
     await run.stop(120_000);
   }
 }
 
-/** GET /metrics on a fresh connection; true when it answered 200. */
+/** GET /metrics on a fresh connection; the body when it answered 200, else null. */
 function scrape(port) {
   return new Promise((resolve) => {
     const req = http.get({ host: '127.0.0.1', port, path: '/metrics', agent: false, timeout: 5000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode === 200));
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => { body += c; });
+      res.on('end', () => resolve(res.statusCode === 200 ? body : null));
     });
-    req.on('error', () => resolve(false));
+    req.on('error', () => resolve(null));
     req.on('timeout', () => req.destroy());
   });
 }
