@@ -72,15 +72,8 @@ export function cpuSeconds(pid) {
   return (Number(f[11]) + Number(f[12])) / CLK_TCK; // fields 14 and 15 of stat
 }
 
-/** Start time of pid in clock ticks since boot (stat field 22): with the pid, who a process is. */
-export function startTime(pid) {
-  try {
-    const text = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[19]);
-  } catch {
-    return null;
-  }
-}
+// Start time of pid in clock ticks since boot (stat field 22): with the pid, who a process is.
+export { startTime } from '../../src/proc/memory.js';
 
 /** True while pid exists and is not a zombie. */
 export function alive(pid) {
