@@ -70,6 +70,7 @@ export class Supervisor {
       pollInterval: config.pollInterval, nodeArgs: config.nodeArgs,
     }, `nodesup ${config.name}: ${config.workers} workers of ${config.script}`);
     this.guard = startOrphanGuard({ onError: (err) => this.#guardLost(err) });
+    if (this.guard.pid === null) this.#guardLost(new Error('no /bin/sh or no /proc here'));
     for (const s of this.slots) this.#spawn(s.slot, SPAWN_CAUSES.INITIAL);
     this.#scheduleTick();
   }
@@ -127,7 +128,7 @@ export class Supervisor {
 
   #guardLost(err) {
     if (this.stopping) return;
-    this.logger.warn({ err: err ?? undefined }, 'the orphan guard is gone: if the primary is killed now, a worker whose event loop is blocked may outlive it');
+    this.logger.warn({ err: err ?? undefined }, 'no orphan guard: if the primary is killed, a worker whose event loop is blocked may outlive it');
   }
 
   #crashed(s, h, now) {
