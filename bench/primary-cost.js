@@ -6,7 +6,7 @@
 // primary's RSS every 10 s, and its slope once every worker's sample history (10 min) is full:
 // until then the primary grows by design; after it, flat = nodesup does not leak itself.
 //   node bench/primary-cost.js [--quick] [--write] [--counts 8,32,128] [--window 30]
-//   node bench/primary-cost.js --soak 1200 [--write]
+//   node bench/primary-cost.js --soak 2400 [--write]
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';

@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark in sequence, each with --write so it replaces its own section
 // of bench/RESULTS.md. `--quick` is passed through (a smoke run of everything, ~12 minutes);
 // `--results FILE` too. Run it on a quiet machine: other load skews every figure.
-//   npm run bench            # full: ~50 minutes, 20 of them the primary's RSS soak
+//   npm run bench            # full: ~70 minutes, 40 of them the primary's memory soak
 //   npm run bench -- --quick
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -17,7 +17,7 @@ const steps = [
   ['detection-20s', ['bench/detection.js', '--window', '20s', '--duration', '330', '--section', 'detection-20s']],
   ['detection-latency', ['bench/detection-latency.js']],
   ['primary-cost', ['bench/primary-cost.js']],
-  ['primary-soak', ['bench/primary-cost.js', '--soak', opts.quick ? '60' : '1200']],
+  ['primary-soak', ['bench/primary-cost.js', '--soak', opts.quick ? '60' : '2400']],
   ['pm2', ['bench/pm2.js']],
 ];
 const only = opts.only ? new Set(opts.only.split(',')) : null;
