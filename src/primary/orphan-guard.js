@@ -7,7 +7,6 @@
 // process (~40 MiB) for a job that waits on a read.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { startTime } from '../proc/memory.js';
 
 const GRACE_S = 2;
 
@@ -60,10 +59,10 @@ export function startOrphanGuard({ onError = () => {} } = {}) {
   child.stdin.unref?.();
   return {
     pid: child.pid ?? null,
-    /** @param {number[]} pids every live worker */
-    update(pids) {
+    /** @param {{pid:number, start:number|null}[]} workers every live worker, with its start time */
+    update(workers) {
       if (!alive) return;
-      const line = pids.map((pid) => `${pid}:${startTime(pid)}`).filter((e) => !e.endsWith(':null')).join(' ');
+      const line = workers.filter((w) => w.start !== null).map((w) => `${w.pid}:${w.start}`).join(' ');
       child.stdin.write(`${line}\n`);
     },
     close() {

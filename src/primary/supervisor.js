@@ -15,6 +15,7 @@ import { buildSnapshot } from './snapshot.js';
 import { DurationRing } from '../core/duration-ring.js';
 import { leakVerdict, maybeAdvise, workerTrend } from './leak-watch.js';
 import { startOrphanGuard } from './orphan-guard.js';
+import { startTime } from '../proc/memory.js';
 
 export class Supervisor {
   /** @param {import('../types.js').Config} config @param {{logger: import('pino').Logger, stdout?: any}} deps */
@@ -123,7 +124,8 @@ export class Supervisor {
   }
 
   #guardWorkers() {
-    this.guard?.update(this.pool.handles().map((h) => h.pid));
+    // A worker's start time is read once: the guard is told again on every spawn and exit.
+    this.guard?.update(this.pool.handles().map((h) => ({ pid: h.pid, start: (h.procStart ??= startTime(h.pid)) })));
   }
 
   #guardLost(err) {
