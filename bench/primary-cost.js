@@ -15,6 +15,8 @@ import { startNodesup, freePort, cleanupAll, scratch, delay } from './lib/spawn.
 import { cpuMeter, rss, childrenOf } from './lib/proc.js';
 import { fx, mib, mean, max, slope } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
+import { validateConfig } from '../src/config/validate.js';
+import { sampleHistoryMs } from '../src/primary/pool.js';
 
 const opts = benchArgs({
   counts: { type: 'string' }, window: { type: 'string' }, settle: { type: 'string' }, soak: { type: 'string' },
@@ -68,8 +70,8 @@ async function cost(n) {
   }
 }
 
-// The sample history a worker keeps at the defaults (src/primary/pool.js), in seconds.
-const HISTORY_S = 600;
+// The sample history each worker keeps under the soak's config (defaults for leak), in seconds.
+const HISTORY_S = sampleHistoryMs(validateConfig({}, 'bench')) / 1000;
 const FLOOR_S = 120;
 
 async function soak(seconds) {
@@ -103,8 +105,8 @@ async function soak(seconds) {
     // FLOOR_S is close to the live heap after a GC, the figure a leak of nodesup's own would raise.
     const floors = [];
     for (let from = 0; from <= seconds - FLOOR_S; from += FLOOR_S) {
-      const ys = heap.filter((p) => p.x >= from && p.x < from + FLOOR_S).map((p) => p.y);
-      if (ys.length) floors.push({ x: from + FLOOR_S, y: Math.min(...ys) });
+      const inBucket = heap.filter((p) => p.x >= from && p.x < from + FLOOR_S).map((p) => p.y);
+      if (inBucket.length) floors.push({ x: from + FLOOR_S, y: Math.min(...inBucket) });
     }
     const fullFloors = floors.filter((p) => p.x - FLOOR_S >= HISTORY_S);
     const body = [

@@ -42,7 +42,7 @@ export class Pool extends EventEmitter {
       stdio: ['ignore', stdout, 'pipe', 'ipc'],
       cwd: process.cwd(),
     });
-    this.windowMs = Math.max(config.leak ? config.leak.window * 1.25 : 0, 10 * 60_000);
+    this.windowMs = sampleHistoryMs(config);
   }
 
   /** Fork a worker into `slot`; it is 'spawning' until it listens or calls ready(). */
@@ -151,3 +151,8 @@ export class Pool extends EventEmitter {
 }
 
 export const AGENT_PATH = fileURLToPath(AGENT_URL);
+
+/** How long each worker's sample history reaches back: a leak window and a quarter, at least 10 min. */
+export function sampleHistoryMs(config) {
+  return Math.max(config.leak ? config.leak.window * 1.25 : 0, 10 * 60_000);
+}
