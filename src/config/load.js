@@ -8,7 +8,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { NodesupError, configError } from '../errors.js';
-import { readCgroup } from './cgroup.js';
+import { readCgroup } from '../proc/cgroup.js';
 import { validateConfig, NAME_RE } from './validate.js';
 import { CONFIG_FILE_NAMES } from './template.js';
 

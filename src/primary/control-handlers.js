@@ -6,8 +6,10 @@ export function controlHandlers(sup) {
   return {
     status: () => sup.snapshot(),
     reload: () => sup.reload(),
-    recycle: ({ slot }) => sup.recycleSlot(Number(slot)),
-    inspect: ({ slot, heapSnapshot }) => inspectWorker(sup, Number(slot), { heapSnapshot }),
+    recycle: ({ slot }) => sup.recycleSlot(slot),
+    inspect: ({ slot, heapSnapshot }) => inspectWorker({
+      slots: sup.slots, pool: sup.pool, config: sup.config, cgroupLimit: sup.cgroup.memoryLimit, now: sup.now,
+    }, slot, { heapSnapshot }),
     stop: () => {
       if (!sup.stopping) sup.stop('control');
       return { stopping: true };

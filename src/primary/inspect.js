@@ -1,28 +1,42 @@
-// `nodesup inspect <slot>`: one live worker's memory breakdown, asked of its agent in detail.
+// `nodesup inspect <slot>`: one live worker's memory breakdown, asked of its agent in detail, with
+// the same trend, leak and advice judgements the tick makes.
 import { KIND } from '../protocol.js';
 import { NodesupError } from '../errors.js';
 import { STATES } from '../constants.js';
+import { parseSlot } from '../slot.js';
 import { countAnonMappings } from '../proc/memory.js';
-import { adviceFor, workerTrend, stepOf, gcShare } from './leak-watch.js';
+import { workerTrend, stepOf, gcShare } from '../core/worker-trend.js';
 import { detectLeak } from '../core/leak-detector.js';
+import { advise } from '../core/advice.js';
 
-/** The inspect report of the worker serving in `slot`. */
-export async function inspectWorker(sup, slot, { heapSnapshot } = {}) {
-  const s = sup.slots[slot];
-  if (!s) throw new NodesupError('NODESUP_ERR_USAGE', `slot: expected 0..${sup.slots.length - 1}, got ${JSON.stringify(slot)}`);
-  const h = s.current;
+/**
+ * The inspect report of the worker serving in `slot`.
+ * @param {object} o
+ * @param {{current:any}[]} o.slots
+ * @param {import('./pool.js').Pool} o.pool
+ * @param {import('../types.js').Config} o.config
+ * @param {number|null} o.cgroupLimit
+ * @param {() => number} o.now
+ */
+export async function inspectWorker({ slots, pool, config, cgroupLimit, now }, rawSlot, { heapSnapshot } = {}) {
+  const slot = parseSlot(rawSlot, slots.length);
+  const h = slots[slot].current;
   if (!h || h.state !== STATES.READY) throw new NodesupError('NODESUP_ERR_CONTROL', `slot ${slot} has no ready worker right now; try again in a moment`);
-  const detail = await sup.pool.request(h, KIND.STATS, { detail: true }, 5000);
-  const now = sup.now();
-  const { leak, limits, pollInterval } = sup.config;
+  const detail = await pool.request(h, KIND.STATS, { detail: true }, 5000);
+  const t = now();
+  const { leak, limits, pollInterval } = config;
+  const sample = h.window.last();
+  const share = gcShare(h.window, t);
   const report = {
-    slot, pid: h.pid, uptimeMs: now - h.startedAt, sample: h.window.last(), limits,
-    heapSpaces: detail?.heapSpaces ?? null, gcByKind: detail?.gcByKind ?? null, gcShare: gcShare(h, now), resources: detail?.resources ?? null,
+    slot, pid: h.pid, uptimeMs: t - h.startedAt, sample, limits,
+    heapSpaces: detail?.heapSpaces ?? null, gcByKind: detail?.gcByKind ?? null, gcShare: share, resources: detail?.resources ?? null,
     execArgv: detail?.execArgv ?? null, mappings: countAnonMappings(h.pid),
-    trend: workerTrend(h, sup.config, now), step: stepOf(sup, h, now),
-    leak: leak ? detectLeak(h.window, { leak, limits, now, pollInterval, startedAt: h.readyAt ?? h.startedAt }) : null,
-    advice: adviceFor(sup, h, now, detail?.heapSpaces?.map((x) => ({ space_name: x.name, space_size: x.size })) ?? null),
+    trend: workerTrend(h, config, t), step: stepOf(h.window, leak, t),
+    leak: leak ? detectLeak(h.window, { leak, limits, now: t, pollInterval, startedAt: h.readyAt ?? h.startedAt }) : null,
+    advice: sample ? advise({ ...sample, gcShare: share }, {
+      limits, cgroupLimit, heapSpaces: detail?.heapSpaces?.map((x) => ({ space_name: x.name, space_size: x.size })) ?? null,
+    }) : [],
   };
-  if (heapSnapshot) report.heapSnapshot = await sup.pool.request(h, KIND.HEAP_SNAPSHOT, { file: heapSnapshot }, 120_000);
+  if (heapSnapshot) report.heapSnapshot = await pool.request(h, KIND.HEAP_SNAPSHOT, { file: heapSnapshot }, 120_000);
   return report;
 }

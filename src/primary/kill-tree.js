@@ -37,12 +37,10 @@ export function rememberTree(pids) {
 }
 
 /**
- * Add h's current tree to h.tree, synchronously from /proc (no await between this and a signal).
- * Where /proc has no children lists the poll ticks' pidtree listing is all we have.
+ * h's whole tree now, with start times, synchronously from /proc (no await between this and a
+ * signal). Where /proc has no children lists the poll ticks' pidtree listing is all we have: [].
  */
-export function rememberWholeTree(h) {
-  if (!hasChildrenFiles) return;
-  const known = new Map(h.tree.map((p) => [p.pid, p]));
-  for (const p of rememberTree([h.pid, ...descendantsOf(h.pid)])) if (p.start !== null) known.set(p.pid, p);
-  h.tree = [...known.values()];
+export function wholeTreeNow(h) {
+  if (!hasChildrenFiles) return [];
+  return rememberTree([h.pid, ...descendantsOf(h.pid)]);
 }

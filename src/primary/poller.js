@@ -1,5 +1,6 @@
-// One poll tick: every worker's agent is asked at once, /proc is read while the replies travel,
-// and one Sample per worker comes out. Nothing is logged here; decisions are the supervisor's.
+// Collect, the first step of a tick: every worker's agent is asked at once, /proc is read while
+// the replies travel, and one Sample per worker comes out into its window. Nothing is decided or
+// logged here. What the probe remembers between polls (poll count, shared-memory base) is its own.
 import { KIND } from '../protocol.js';
 import { readMemory, readRss, countFds } from '../proc/memory.js';
 import { descendantsOf } from '../proc/descendants.js';
@@ -18,11 +19,22 @@ export async function pollOnce(pool, handles, { timeoutMs, now }) {
   const procs = handles.map((h) => readTree(h, fullReadDue(h)));
   const stats = await Promise.all(replies);
   const t = now();
-  return handles.map((h, i) => {
-    const sample = buildSample(t, h.pid, procs[i], stats[i]);
-    h.window.push(sample);
-    return sample;
-  });
+  return handles.map((h, i) => record(pool, h, buildSample(t, h.pid, procs[i], stats[i]), procs[i]));
+}
+
+/**
+ * One sample of h now, from /proc and agent stats already in hand (a GC's reply): for the steps
+ * that must see a worker between ticks, so they need not sample for themselves.
+ */
+export function sampleOne(pool, h, stats, { detail, now }) {
+  const proc = readTree(h, detail);
+  return record(pool, h, buildSample(now(), h.pid, proc, stats), proc);
+}
+
+function record(pool, h, sample, proc) {
+  if (proc.tree) pool.rememberTree(h, proc.tree, { replace: true });
+  h.window.push(sample);
+  return sample;
 }
 
 // A full read (smaps_rollup of every process, every thread's children list) every DETAIL_EVERY
@@ -30,14 +42,24 @@ export async function pollOnce(pool, handles, { timeoutMs, now }) {
 // own spawn on, so their full reads fall on different ticks.
 const DETAIL_EVERY = 10;
 
+/** @type {WeakMap<object, {polls:number, pssBase:object|null}>} what the probe keeps per worker */
+const probes = new WeakMap();
+const probeOf = (h) => {
+  let p = probes.get(h);
+  if (!p) probes.set(h, (p = { polls: 0, pssBase: null }));
+  return p;
+};
+
 /** Counts h's polls; true on the polls that get a full read. */
 export function fullReadDue(h) {
-  h.polls = (h.polls ?? 0) + 1;
-  return h.polls % DETAIL_EVERY === 1 || !h.pssBase;
+  const p = probeOf(h);
+  p.polls++;
+  return p.polls % DETAIL_EVERY === 1 || !p.pssBase;
 }
 
 /**
- * One worker's /proc view: its own memory, its tree's, fds; remembers the tree for killing.
+ * One worker's /proc view: its own memory, its tree's, fds, and (when it has children) the tree
+ * to remember for killing.
  * Between full reads PSS and anonymous memory are estimated as RSS minus what was shared (or
  * not anonymous) at the last full read: what a process grows is private, anonymous memory.
  */
@@ -55,14 +77,18 @@ export function readTree(h, detail = true) {
     if (m.pss === null) pssKnown = false;
     else childrenPss += m.pss;
   }
-  if (kids.length || h.tree.length > 1) h.tree = rememberTree([h.pid, ...kids]);
-  const view = { own, children: kids.length, childrenRss, childrenPss: pssKnown ? childrenPss : null, fds: own === null ? null : countFds(h.pid) };
+  const probe = probeOf(h);
+  const view = {
+    own, children: kids.length, childrenRss, childrenPss: pssKnown ? childrenPss : null, fds: own === null ? null : countFds(h.pid),
+    tree: kids.length || h.tree.length > 1 ? rememberTree([h.pid, ...kids]) : null,
+  };
   if (own && detail && own.pss !== null) {
-    h.pssBase = { shared: own.rss - own.pss, nonAnon: own.rss - (own.anon ?? own.rss), childrenShared: view.childrenPss === null ? null : childrenRss - view.childrenPss };
-  } else if (own && !detail && h.pssBase) {
-    own.pss = Math.max(0, own.rss - h.pssBase.shared);
-    own.anon = Math.max(0, own.rss - h.pssBase.nonAnon);
-    view.childrenPss = h.pssBase.childrenShared === null ? null : Math.max(0, childrenRss - h.pssBase.childrenShared);
+    probe.pssBase = { shared: own.rss - own.pss, nonAnon: own.rss - (own.anon ?? own.rss), childrenShared: view.childrenPss === null ? null : childrenRss - view.childrenPss };
+  } else if (own && !detail && probe.pssBase) {
+    const base = probe.pssBase;
+    own.pss = Math.max(0, own.rss - base.shared);
+    own.anon = Math.max(0, own.rss - base.nonAnon);
+    view.childrenPss = base.childrenShared === null ? null : Math.max(0, childrenRss - base.childrenShared);
   }
   return view;
 }
@@ -103,6 +129,9 @@ export function buildSample(t, pid, proc, stats) {
     delayP99: stats?.delayP99 ?? null,
     requests: stats?.requests ?? null,
     handles: stats?.handles ?? null,
+    // Per-type active resources ({TCPSocketWrap: 12, Timeout: 40}) and scavenges so far.
+    resources: stats?.resources ?? null,
+    minorGcCount: stats?.minorGcCount ?? null,
     agent: stats !== null,
   };
 }

@@ -3,27 +3,41 @@
 // drained worker must still be waited for and, if need be, killed.
 import cluster from 'node:cluster';
 import { EventEmitter } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { STATES } from '../constants.js';
 import { KIND, message, isOurs } from '../protocol.js';
 import { SampleWindow } from '../core/sample-window.js';
 import { transition } from '../core/worker-state.js';
+import { startTime } from '../proc/memory.js';
 
 const AGENT_URL = new URL('../worker/agent.js', import.meta.url).href;
 const STDERR_TAIL_BYTES = 4096;
 
 /**
- * One worker process. Plain data the supervisor and the recycler read; the pool owns the IPC.
+ * One worker process. Plain data everyone reads and only the pool writes: its lifecycle moves
+ * through transition(), its remembered tree through rememberTree(). The poller pushes samples
+ * into `window`, which is a history, not the handle's state.
  * @typedef {object} WorkerHandle
  * @property {number} slot @property {number} pid @property {string} state
  * @property {import('node:cluster').Worker} worker
  * @property {number} startedAt @property {number|null} readyAt @property {number} lastReplyAt
+ * @property {number|null} helloAt @property {object|null} facts  what the agent said of itself at hello
  * @property {SampleWindow} window @property {number} jitterDraw
- * @property {{reason:string, decidedAt:number}|null} retiring
- * @property {boolean} forced @property {{pid:number,start:number|null}[]} tree
- * @property {string} stderrTail @property {number|null} firstOverAt
+ * @property {{reason:string, decidedAt:number}|null} retiring  set when it starts to drain
+ * @property {number|null} drainStartedAt
+ * @property {boolean} forced @property {boolean} notReady
+ * @property {{pid:number,start:number|null}[]} tree  processes to kill with it
+ * @property {number|null} procStart  the worker's start time, told to the orphan guard
+ * @property {string} stderrTail
  * @property {Promise<{code:number|null, signal:string|null}>} exited
  */
+
+// The facts a move may set, per target state: anything else is a bug caught at once.
+const FACTS = {
+  [STATES.READY]: ['readyAt'],
+  [STATES.DRAINING]: ['retiring', 'drainStartedAt'],
+  [STATES.KILLING]: ['retiring', 'forced', 'notReady'],
+  [STATES.EXITED]: [],
+};
 
 export class Pool extends EventEmitter {
   /** @param {{config: import('../types.js').Config, now?: () => number, stdout?: any, stderr?: NodeJS.WritableStream}} o */
@@ -52,9 +66,10 @@ export class Pool extends EventEmitter {
     /** @type {WorkerHandle} */
     const h = {
       slot, worker, pid: worker.process.pid, state: STATES.SPAWNING,
-      startedAt: now, readyAt: null, lastReplyAt: now, helloAt: null,
+      startedAt: now, readyAt: null, lastReplyAt: now, helloAt: null, facts: null,
       window: new SampleWindow({ maxAgeMs: this.windowMs, maxSamples: Math.ceil(this.windowMs / this.config.pollInterval) + 8 }),
-      jitterDraw: Math.random(), retiring: null, forced: false, tree: [], stderrTail: '', firstOverAt: null,
+      jitterDraw: Math.random(), retiring: null, drainStartedAt: null, forced: false, notReady: false,
+      tree: [], procStart: startTime(worker.process.pid), stderrTail: '',
       pending: new Map(),
     };
     this.live.add(h);
@@ -69,7 +84,7 @@ export class Pool extends EventEmitter {
         this.live.delete(h);
         for (const p of h.pending.values()) { clearTimeout(p.timer); p.resolve(null); }
         h.pending.clear();
-        h.state = STATES.EXITED;
+        this.transition(h, STATES.EXITED); // * -> EXITED
         const info = { code, signal };
         this.emit('exit', h, info);
         resolve(info);
@@ -93,16 +108,46 @@ export class Pool extends EventEmitter {
       } else if (msg.kind === KIND.HELLO) {
         h.helloAt = this.now();
         h.lastReplyAt = h.helloAt;
+        const { cmd, v, kind, ...facts } = msg;
+        h.facts = facts;
       } else if (msg.kind === KIND.READY) this.#ready(h);
     });
   }
 
   #ready(h) {
     if (h.state !== STATES.SPAWNING) return;
-    h.state = transition(h.state, STATES.READY); // SPAWNING -> READY
-    h.readyAt = this.now();
-    h.lastReplyAt = h.readyAt;
+    const readyAt = this.now();
+    this.transition(h, STATES.READY, { readyAt }); // SPAWNING -> READY
+    h.lastReplyAt = readyAt;
     this.emit('ready', h);
+  }
+
+  /**
+   * The one place a worker's lifecycle changes: the move is checked against the transition table
+   * and may carry the facts that belong to it (when it drained, why it retires, that it was forced).
+   * A fact already set stays: the first reason given for a retirement is the one reported.
+   */
+  transition(h, to, facts = {}) {
+    if (h.state !== to) h.state = transition(h.state, to);
+    for (const [k, v] of Object.entries(facts)) {
+      if (!FACTS[to].includes(k)) throw new Error(`a move to ${to} cannot set ${k}`);
+      if (k === 'retiring' || k === 'drainStartedAt') h[k] ??= v;
+      else h[k] = v;
+    }
+  }
+
+  /**
+   * Processes to kill with h (pid and start time, so a recycled pid is never hit): the poll's
+   * fresh listing replaces the list (children that exited are forgotten); a drain adds to it.
+   */
+  rememberTree(h, entries, { replace = false } = {}) {
+    if (replace) {
+      h.tree = entries;
+      return;
+    }
+    const known = new Map(h.tree.map((p) => [p.pid, p]));
+    for (const p of entries) if (p.start !== null) known.set(p.pid, p);
+    h.tree = [...known.values()];
   }
 
   /** Resolves true once h is ready, false on timeout or exit first. */
@@ -149,8 +194,6 @@ export class Pool extends EventEmitter {
     return [...this.live];
   }
 }
-
-export const AGENT_PATH = fileURLToPath(AGENT_URL);
 
 /** How long each worker's sample history reaches back: a leak window and a quarter, at least 10 min. */
 export function sampleHistoryMs(config) {

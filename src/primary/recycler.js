@@ -6,10 +6,7 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { EVENTS, MEMORY_REASONS, SPAWN_CAUSES, STATES } from '../constants.js';
 import { KIND } from '../protocol.js';
-import { transition } from '../core/worker-state.js';
-import { readTree, buildSample } from './poller.js';
-import { treeOf, rememberTree, rememberWholeTree, signalAll, stillAlive } from './kill-tree.js';
-import { describeRecycle } from '../report/status-view.js';
+import { treeOf, rememberTree, wholeTreeNow, signalAll, stillAlive } from './kill-tree.js';
 
 /** SIGTERM → SIGKILL grace after killTimeout. */
 export const KILL_GRACE_MS = 2000;
@@ -23,9 +20,11 @@ export class Recycler extends EventEmitter {
    * @param {import('./pool.js').Pool} o.pool
    * @param {import('../types.js').Config} o.config
    * @param {{current:any, cooldownUntil:number}[]} o.slots
-   * @param {(level:string, fields:object, msg:string) => void} o.emit
+   * @param {(level:string, fields:object, msg?:string) => void} o.report the supervisor's one event stream
    * @param {(slot:number, cause:string) => any} o.spawn
+   * @param {(h:any, stats:object|null, o:{detail:boolean}) => object} o.sample  one sample of h now (the poller's)
    * @param {(h:any, verdict:object, sample:object) => boolean} o.stillOver  re-check after a GC
+   * @param {() => boolean} o.isStopping
    * @param {() => number} o.now
    */
   constructor(o) {
@@ -33,6 +32,8 @@ export class Recycler extends EventEmitter {
     Object.assign(this, o);
     this.busy = new Set();
     this.reaping = new Set();
+    /** @type {WeakMap<object, number>} when each worker last had a GC before a recycle */
+    this.lastGcAt = new WeakMap();
     this.gcMinIntervalMs = Math.max(60_000, 30 * o.config.pollInterval);
   }
 
@@ -61,22 +62,23 @@ export class Recycler extends EventEmitter {
     this.busy.add(slot);
     const decidedAt = this.now();
     try {
-      if (this.config.gcBeforeRecycle && MEMORY_REASONS.has(v.reason) && decidedAt - (old.lastGcAt ?? -Infinity) >= this.gcMinIntervalMs) {
-        old.lastGcAt = decidedAt;
+      if (this.config.gcBeforeRecycle && MEMORY_REASONS.has(v.reason) && decidedAt - (this.lastGcAt.get(old) ?? -Infinity) >= this.gcMinIntervalMs) {
+        this.lastGcAt.set(old, decidedAt);
         if (await this.#gcHelped(old, v)) return 'gc';
       }
       // The GC took time: a stop may have begun, and a replacement forked now would outlive it.
       if (this.isStopping() || old.state !== STATES.READY) return 'skipped';
       const last = old.window.last();
-      this.emit('event', 'warn', {
-        event: EVENTS.WORKER_RECYCLE, slot, pid: old.pid, reason: v.reason, value: v.value, limit: v.limit,
-        uptimeMs: decidedAt - old.startedAt, memory: breakdown(last), trend: v.trend ?? null, ...(v.kind ? { kind: v.kind } : {}),
-      }, `slot ${slot} pid ${old.pid} recycled: ${describeRecycle(v)}${v.kind ? ` (${v.kind})` : ''}`);
+      const { slot: _slot, pid: _pid, reason, value, limit, trend = null, ...explained } = v;
+      this.report('warn', {
+        event: EVENTS.WORKER_RECYCLE, slot, pid: old.pid, reason, value, limit,
+        uptimeMs: decidedAt - old.startedAt, memory: breakdown(last), trend, ...explained,
+      });
       const next = this.spawn(slot, SPAWN_CAUSES.REPLACE);
       if (!(await this.pool.whenReady(next, this.config.recycle.readyTimeout))) {
         // A stop during the replacement's startup is not a failure of the app.
         const cancelled = this.isStopping();
-        this.emit('event', cancelled ? 'info' : 'error', { event: EVENTS.RECYCLE_FAILED, slot, pid: old.pid, reason: v.reason, replacementPid: next.pid, readyTimeoutMs: this.config.recycle.readyTimeout, cancelled },
+        this.report(cancelled ? 'info' : 'error', { event: EVENTS.RECYCLE_FAILED, slot, pid: old.pid, reason: v.reason, replacementPid: next.pid, readyTimeoutMs: this.config.recycle.readyTimeout, cancelled },
           cancelled ? `slot ${slot}: recycle cancelled by the stop` : `slot ${slot}: replacement not ready within readyTimeout; the old worker keeps serving`);
         s.cooldownUntil = this.now() + this.config.recycle.readyTimeout;
         await this.retire(next, { reason: v.reason, decidedAt });
@@ -96,23 +98,21 @@ export class Recycler extends EventEmitter {
     const before = h.window.last();
     const r = await this.pool.request(h, KIND.GC, {}, GC_TIMEOUT_MS);
     if (!r) return false;
-    let sample = buildSample(this.now(), h.pid, readTree(h, true), r.after);
-    h.window.push(sample);
+    let sample = this.sample(h, r.after, { detail: true });
     let over = this.stillOver(h, v, sample);
     // V8 hands freed pages back to the OS on a background thread: RSS falls for a while after the
     // GC has answered. Watch it settle (≤ 1 s) before calling the GC useless.
     for (let i = 0; over && i < GC_SETTLE_STEPS; i++) {
       await delay(GC_SETTLE_STEP_MS);
-      const next = buildSample(this.now(), h.pid, readTree(h, false), r.after);
-      if ((next.treeRss ?? Infinity) >= (sample.treeRss ?? -Infinity)) break; // stopped falling
-      sample = next;
-      h.window.push(sample);
+      const prev = sample;
+      sample = this.sample(h, r.after, { detail: false });
+      if ((sample.treeRss ?? Infinity) >= (prev.treeRss ?? -Infinity)) break; // stopped falling
       over = this.stillOver(h, v, sample);
     }
-    this.emit('event', 'info', {
+    this.report('info', {
       event: EVENTS.WORKER_GC, slot: h.slot, pid: h.pid, reason: v.reason,
       rssBefore: before?.treeRss ?? before?.rss ?? null, rssAfter: sample.treeRss,
-      heapBefore: r.before.heapUsed, heapAfter: sample.heapUsed, stillOver: over,
+      heapBefore: r.before.heapUsed, heapAfter: sample.heapUsed, stillOver: over, ...(r.pauseMs != null ? { pauseMs: round1(r.pauseMs) } : {}),
     }, `slot ${h.slot}: full GC ${over ? 'did not bring it under' : 'brought it under'} the ${v.reason} limit`);
     return !over;
   }
@@ -120,14 +120,14 @@ export class Recycler extends EventEmitter {
   /** Drain h and wait for its exit; SIGTERM then SIGKILL its tree if it outlives killTimeout. */
   async retire(h, { reason, decidedAt }) {
     if (h.state === STATES.EXITED) return h.exited;
-    h.retiring ??= { reason, decidedAt };
     if (h.state === STATES.READY || h.state === STATES.SPAWNING) {
-      h.state = transition(h.state, STATES.DRAINING); // READY|SPAWNING -> DRAINING
-      h.drainStartedAt = this.now();
+      this.pool.transition(h, STATES.DRAINING, { retiring: { reason, decidedAt }, drainStartedAt: this.now() }); // READY|SPAWNING -> DRAINING
       // Remember the tree before the drain: once the worker exits its children are re-parented
       // and the next poll tick, which would have listed them, may never come.
-      rememberWholeTree(h);
+      this.pool.rememberTree(h, wholeTreeNow(h));
       this.pool.disconnect(h);
+    } else if (h.state === STATES.KILLING) {
+      this.pool.transition(h, STATES.KILLING, { retiring: { reason, decidedAt } });
     }
     const timer = setTimeout(() => this.forceKill(h), this.config.recycle.killTimeout);
     const info = await h.exited;
@@ -136,10 +136,9 @@ export class Recycler extends EventEmitter {
   }
 
   /** SIGTERM h and everything below it now, SIGKILL what is left KILL_GRACE_MS later. */
-  async forceKill(h) {
+  async forceKill(h, { notReady = false } = {}) {
     if (h.state === STATES.EXITED) return;
-    h.forced = true;
-    if (h.state !== STATES.KILLING) h.state = transition(h.state, STATES.KILLING); // -> KILLING
+    this.pool.transition(h, STATES.KILLING, { forced: true, ...(notReady ? { notReady } : {}) }); // * -> KILLING
     const now = rememberTree(await treeOf(h.pid));
     const known = new Map([...h.tree, ...now].map((p) => [p.pid, p]));
     this.reap([...known.values()]);
@@ -168,4 +167,8 @@ export function breakdown(s) {
     rss: s.treeRss ?? s.rss, heapUsed: s.heapUsed, heapTotal: s.heapTotal, external: s.external,
     arrayBuffers: s.arrayBuffers, native: s.native, children: s.childrenRss,
   };
+}
+
+function round1(x) {
+  return Math.round(x * 10) / 10;
 }

@@ -1,41 +1,52 @@
 // Builds the Snapshot that the status view, `status --json` and the metrics read. Called on
 // demand (a scrape, a status request), never from the poll tick.
 import { STATES } from '../constants.js';
-import { readCgroupMemoryCurrent } from '../config/cgroup.js';
-import { workerTrend } from './leak-watch.js';
+import { readCgroupMemoryCurrent } from '../proc/cgroup.js';
+import { workerTrend } from '../core/worker-trend.js';
 
 const HISTORY_POINTS = 60;
 
-/** @param {import('./supervisor.js').Supervisor} sup @returns {import('../types.js').Snapshot} */
-export function buildSnapshot(sup) {
-  const now = sup.now();
+/**
+ * @param {object} o
+ * @param {import('../types.js').Config} o.config
+ * @param {{slot:number, current:any}[]} o.slots
+ * @param {import('./pool.js').WorkerHandle[]} o.handles  every live worker
+ * @param {number} o.now @param {number} o.startedAt
+ * @param {number|null} o.totalLimit @param {number|null} o.cgroupLimit
+ * @param {ReturnType<import('../report/history.js').createHistory>} o.history
+ * @param {import('../core/duration-ring.js').DurationRing} o.pollStats
+ * @param {boolean} o.stopping
+ * @returns {import('../types.js').Snapshot}
+ */
+export function buildSnapshot({ config, slots, handles, now, startedAt, totalLimit, cgroupLimit, history, pollStats, stopping }) {
   const rows = [];
-  for (const s of sup.slots) {
-    const handles = sup.pool.handles().filter((h) => h.slot === s.slot).sort((a, b) => a.startedAt - b.startedAt);
-    if (!handles.length) rows.push(emptyRow(s));
-    for (const h of handles) rows.push(row(s, h, now, sup.config));
+  for (const s of slots) {
+    const mine = handles.filter((h) => h.slot === s.slot).sort((a, b) => a.startedAt - b.startedAt);
+    const counts = history.slot(s.slot);
+    if (!mine.length) rows.push(emptyRow(s, counts));
+    for (const h of mine) rows.push(row(s, h, now, config, counts));
   }
   return {
-    name: sup.config.name,
+    name: config.name,
     pid: process.pid,
-    startedAt: sup.startedAt,
+    startedAt,
     now,
-    script: sup.config.script,
-    workers: sup.config.workers,
-    pollInterval: sup.config.pollInterval,
-    limits: sup.config.limits,
-    totalRssLimit: sup.totalLimit,
-    cgroup: { limit: sup.cgroup.memoryLimit, current: readCgroupMemoryCurrent() },
+    script: config.script,
+    workers: config.workers,
+    pollInterval: config.pollInterval,
+    limits: config.limits,
+    totalRssLimit: totalLimit,
+    cgroup: { limit: cgroupLimit, current: readCgroupMemoryCurrent() },
     slots: rows,
-    recentRecycles: sup.recentRecycles.slice(-10),
-    counters: { recycles: { ...sup.counters.recycles }, restarts: sup.counters.restarts },
-    stopping: Boolean(sup.stopping),
+    recentRecycles: history.recentRecycles(10),
+    counters: history.counters(),
+    stopping,
     // Wall time of a poll tick, from the requests sent to the last reply: the primary's own cost.
-    poll: sup.pollStats.summary(),
+    poll: pollStats.summary(),
   };
 }
 
-function row(s, h, now, config) {
+function row(s, h, now, config, counts) {
   const last = h.window.last();
   const history = [];
   const samples = h.window.samples;
@@ -51,15 +62,15 @@ function row(s, h, now, config) {
     last,
     history,
     trend: workerTrend(h, config, now),
-    recycles: s.recycles,
-    restarts: s.restarts,
+    recycles: counts.recycles,
+    restarts: counts.restarts,
     retiring: h.retiring,
   };
 }
 
-function emptyRow(s) {
+function emptyRow(s, counts) {
   return {
     slot: s.slot, pid: null, state: STATES.EXITED, current: null, startedAt: null, readyAt: null, uptimeMs: null,
-    last: null, history: [], trend: { rssPerSec: null, heapPerSec: null }, recycles: s.recycles, restarts: s.restarts, retiring: null,
+    last: null, history: [], trend: { rssPerSec: null, heapPerSec: null }, recycles: counts.recycles, restarts: counts.restarts, retiring: null,
   };
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { loadConfig, flagsToConfig } from '../config/load.js';
 import { EXIT } from '../errors.js';
 import { createLogger } from '../report/logger.js';
+import { logEvents } from '../report/log-listener.js';
 import { createMetrics, startMetricsServer } from '../report/metrics.js';
 import { runDir, ensureRunDir } from '../run-dir.js';
 import { startControlServer } from './control-server.js';
@@ -26,11 +27,11 @@ export async function runSupervisor(config, { tuiScreen } = {}) {
   const logFd = config.tui ? fs.openSync(path.join(dir, `${config.name}.log`), 'a', 0o600) : null;
   const logger = createLogger({ level: config.log.level, format: config.log.format, name: config.name, destination: logFd ?? 1 });
   const sup = new Supervisor(config, {
-    logger,
     stdout: logFd ?? 'inherit',
     stderr: logFd === null ? process.stderr : fs.createWriteStream(null, { fd: logFd, autoClose: false }),
   });
 
+  logEvents(sup.events, logger);
   const control = await startControlServer({ name: config.name, dir, handlers: controlHandlers(sup), logger });
   let metricsServer = null;
   let metrics = null;
@@ -68,7 +69,7 @@ async function runTui(sup) {
       actions: { recycle: (slot) => handlers.recycle({ slot }), reload: () => handlers.reload(), inspect: (slot) => handlers.inspect({ slot }) },
     });
   } catch (err) {
-    sup.logger.error({ err }, 'status screen failed');
+    sup.emit('error', { err }, 'status screen failed');
   } finally {
     sup.stop('tui');
   }

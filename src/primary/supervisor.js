@@ -1,64 +1,67 @@
 // The composition root of the primary: wires the pool, the poll loop, the policies, the recycler,
 // crash restarts and shutdown. Decisions come from src/core; this file only sequences them.
 import { EventEmitter } from 'node:events';
-import { EVENTS, REASONS, SPAWN_CAUSES, STATES, MEMORY_REASONS } from '../constants.js';
+import { EVENTS, REASONS, SPAWN_CAUSES, STATES } from '../constants.js';
 import { NodesupError } from '../errors.js';
-import { evaluateWorker, evaluateFleet, memoryVerdict, resolveTotalLimit, baselineHold } from '../core/policy.js';
-import { planRecycles } from '../core/recycle-plan.js';
+import { memoryVerdict, resolveTotalLimit, evaluateFleet } from '../core/policy.js';
 import { restartDelay, crashesInWindow, shouldGiveUp } from '../core/backoff.js';
-import { readCgroup, readCgroupMemoryCurrent } from '../config/cgroup.js';
-import { Pool } from './pool.js';
-import { pollOnce } from './poller.js';
-import { Recycler } from './recycler.js';
-import { stillAlive } from './kill-tree.js';
-import { buildSnapshot } from './snapshot.js';
+import { newPolicyState } from '../core/decide.js';
 import { DurationRing } from '../core/duration-ring.js';
-import { leakVerdict, maybeAdvise, workerTrend } from './leak-watch.js';
+import { parseSlot } from '../slot.js';
+import { readCgroup } from '../proc/cgroup.js';
+import { Pool } from './pool.js';
+import { sampleOne } from './poller.js';
+import { Recycler } from './recycler.js';
+import { runTick, servingWorkers } from './tick.js';
+import { buildSnapshot } from './snapshot.js';
 import { startOrphanGuard } from './orphan-guard.js';
-import { startTime } from '../proc/memory.js';
+import { createHistory } from '../report/history.js';
+
+// The reason a stop retires its workers with: a planned exit, but not a recycle.
+const STOP = 'stop';
 
 export class Supervisor {
-  /** @param {import('../types.js').Config} config @param {{logger: import('pino').Logger, stdout?: any}} deps */
-  constructor(config, { logger, stdout = 'inherit', stderr = process.stderr, now = Date.now }) {
+  /**
+   * @param {import('../types.js').Config} config
+   * @param {{stdout?: any, stderr?: NodeJS.WritableStream, now?: () => number}} [deps]
+   */
+  constructor(config, { stdout = 'inherit', stderr = process.stderr, now = Date.now } = {}) {
     this.config = config;
-    this.logger = logger;
     this.now = now;
+    /** The one event stream: ('event', fields, {level, msg, time}); the log, metrics and history listen. */
     this.events = new EventEmitter();
+    this.history = createHistory(this.events, config.workers);
     this.startedAt = now();
     this.stopping = null;
     this.fatal = null;
+    this.forced = false;
     this.crashTimes = [];
-    this.counters = { recycles: {}, restarts: 0 };
-    this.recentRecycles = [];
-    this.advised = new Set();
+    this.policy = newPolicyState(config.workers);
     // The recent ticks only: a summary over startup would say little about steady cost.
     this.pollStats = new DurationRing(120);
     this.cgroup = readCgroup();
     this.totalLimit = resolveTotalLimit(config.limits.totalRss, this.cgroup.memoryLimit);
     this.slots = Array.from({ length: config.workers }, (_, slot) => ({
-      slot, current: null, consecutiveCrashes: 0, restartTimer: null, cooldownUntil: 0, streak: 0, recycles: 0, restarts: 0,
+      slot, current: null, consecutiveCrashes: 0, restartTimer: null, cooldownUntil: 0,
     }));
     this.pool = new Pool({ config, now, stdout, stderr });
     this.recycler = new Recycler({
       pool: this.pool, config, slots: this.slots, now, isStopping: () => Boolean(this.stopping),
+      report: (level, fields, msg) => this.emit(level, fields, msg),
       spawn: (slot, cause) => this.#spawn(slot, cause),
-      stillOver: (h, v) => v.reason === REASONS.TOTAL_RSS ? this.#fleetVerdict() !== null : memoryVerdict(h.window, { ...config.limits, sustain: 0 }, now()) !== null,
+      sample: (h, stats, { detail }) => sampleOne(this.pool, h, stats, { detail, now }),
+      stillOver: (h, v) => (v.reason === REASONS.TOTAL_RSS
+        ? evaluateFleet(servingWorkers(this.slots, now()).map((w) => ({ slot: w.slot, sample: w.window.last() })), this.totalLimit) !== null
+        : memoryVerdict(h.window, { ...config.limits, sustain: 0 }, now()) !== null),
     });
-    this.recycler.on('event', (level, fields, msg) => this.emit(level, fields, msg));
     this.pool.on('ready', (h) => this.#onReady(h));
     this.pool.on('exit', (h, info) => this.#onExit(h, info));
     this.done = new Promise((resolve) => { this.resolveDone = resolve; });
   }
 
-  /** Log an event and hand it to listeners (metrics, status). */
+  /** Put an event (or a plain log line, without `event`) on the stream. */
   emit(level, fields, msg) {
-    this.logger[level](fields, msg);
-    const event = { time: this.now(), ...fields };
-    if (fields.event === EVENTS.WORKER_RECYCLE) {
-      this.recentRecycles.push(event);
-      if (this.recentRecycles.length > 20) this.recentRecycles.shift();
-    }
-    this.events.emit('event', event);
+    this.events.emit('event', fields, { level, msg, time: this.now() });
   }
 
   /** Fork every slot and start polling. */
@@ -84,10 +87,7 @@ export class Supervisor {
     if (cause !== SPAWN_CAUSES.REPLACE) {
       // A replacement's readiness is the recycler's to judge; a first start or a restart is ours.
       this.pool.whenReady(h, this.config.recycle.readyTimeout).then((ok) => {
-        if (!ok && h.state === STATES.SPAWNING && !this.stopping) {
-          h.notReady = true;
-          this.recycler.forceKill(h);
-        }
+        if (!ok && h.state === STATES.SPAWNING && !this.stopping) this.recycler.forceKill(h, { notReady: true });
       });
     }
     return h;
@@ -107,16 +107,13 @@ export class Supervisor {
       event: EVENTS.WORKER_EXIT, slot: h.slot, pid: h.pid, code, signal, planned, forced: h.forced,
       drainMs: h.drainStartedAt ? now - h.drainStartedAt : null,
     };
-    if (planned) Object.assign(fields, { reason: h.retiring.reason, recycleMs: now - h.retiring.decidedAt });
+    // A recycle's exit carries its reason (and is counted as one); a stop's does not.
+    if (planned && h.retiring.reason !== STOP) Object.assign(fields, { reason: h.retiring.reason, recycleMs: now - h.retiring.decidedAt });
     if (h.notReady) fields.notReady = true;
     this.emit(planned ? 'info' : 'warn', fields, `slot ${h.slot}: pid ${h.pid} exited (${signal ?? code})`);
     this.#guardWorkers();
     // Children the worker left behind: the agent SIGTERMs them on a clean exit, but not on SIGKILL.
     this.recycler.reap(h.tree.filter((p) => p.pid !== h.pid));
-    if (planned && h.retiring.reason !== 'stop') {
-      s.recycles++;
-      this.counters.recycles[h.retiring.reason] = (this.counters.recycles[h.retiring.reason] ?? 0) + 1;
-    }
     if (s.current !== h || this.stopping) return;
     s.current = null;
     if (planned) return;
@@ -125,12 +122,12 @@ export class Supervisor {
 
   #guardWorkers() {
     // A worker's start time is read once: the guard is told again on every spawn and exit.
-    this.guard?.update(this.pool.handles().map((h) => ({ pid: h.pid, start: (h.procStart ??= startTime(h.pid)) })));
+    this.guard?.update(this.pool.handles().map((h) => ({ pid: h.pid, start: h.procStart })));
   }
 
   #guardLost(err) {
     if (this.stopping) return;
-    this.logger.warn({ err: err ?? undefined }, 'no orphan guard: if the primary is killed, a worker whose event loop is blocked may outlive it');
+    this.emit('warn', { err: err ?? undefined }, 'no orphan guard: if the primary is killed, a worker whose event loop is blocked may outlive it');
   }
 
   #crashed(s, h, now) {
@@ -146,8 +143,6 @@ export class Supervisor {
       return;
     }
     const delayMs = restartDelay(s.consecutiveCrashes, this.config.restart);
-    s.restarts++;
-    this.counters.restarts++;
     this.emit('warn', { event: EVENTS.WORKER_RESTART, slot: s.slot, delayMs, crashesInWindow: this.crashTimes.length }, `slot ${s.slot}: restarting in ${delayMs} ms`);
     s.restartTimer = setTimeout(() => {
       s.restartTimer = null;
@@ -161,68 +156,23 @@ export class Supervisor {
     // sawtooth) keeps landing on the same phase and turns the sawtooth into a fake trend.
     const delay = this.config.pollInterval * (0.9 + 0.2 * Math.random());
     this.tickTimer = setTimeout(() => this.#tick().catch((err) => {
-      this.logger.error({ err }, 'poll tick failed');
+      this.emit('error', { err }, 'poll tick failed');
     }).finally(() => this.#scheduleTick()), delay);
   }
 
   async #tick() {
-    const handles = this.pool.handles().filter((h) => h.state !== STATES.EXITED);
-    if (!handles.length) return;
-    const t0 = performance.now();
-    await pollOnce(this.pool, handles, { timeoutMs: Math.max(200, Math.min(this.config.pollInterval, 5000)), now: this.now });
-    this.pollStats.record(performance.now() - t0);
-    if (this.stopping) return;
-    this.cgroupCurrent = readCgroupMemoryCurrent();
-    const now = this.now();
-    const wanted = [];
-    for (const s of this.slots) {
-      const h = s.current;
-      if (!h || h.state !== STATES.READY || now < s.cooldownUntil) continue;
-      maybeAdvise(this, h, now);
-      const v = this.#workerVerdict(s, h, now);
-      if (v) wanted.push({ slot: s.slot, trend: workerTrend(h, this.config, now), ...v });
-    }
-    const fleet = this.#fleetVerdict();
-    if (fleet && !wanted.some((w) => w.slot === fleet.slot)) wanted.push(fleet);
-    const { start } = planRecycles(wanted, this.recycler.busy, this.config.recycle.maxConcurrent);
-    for (const v of start) {
-      this.recycler.recycle(v.slot, v).catch((err) => this.logger.error({ err, slot: v.slot }, 'recycle failed'));
-    }
-  }
-
-  #workerVerdict(s, h, now) {
-    const v = evaluateWorker(h, this.config, now);
-    if (v && MEMORY_REASONS.has(v.reason)) {
-      if (h.firstOverAt === null) {
-        h.firstOverAt = now;
-        h.firstOverValue = v.value;
-      }
-      const hold = baselineHold({ ...h, value: v.value }, s, now, { pollInterval: this.config.pollInterval, baseGraceMs: Math.max(30_000, 10 * this.config.pollInterval), maxGraceMs: 30 * 60_000 });
-      if (hold.hold) {
-        if (!h.baselineWarned) {
-          h.baselineWarned = true;
-          this.emit('warn', { event: EVENTS.LIMIT_BELOW_BASELINE, slot: s.slot, pid: h.pid, reason: v.reason, value: v.value, limit: v.limit, holdMs: hold.graceMs },
-            `slot ${s.slot}: over the ${v.reason} limit right after start; the limit is below the app's baseline. Holding recycles for ${hold.graceMs} ms`);
-        }
-        return null;
-      }
-      s.streak = hold.young ? s.streak + 1 : 0;
-      return v;
-    }
-    if (v) return v;
-    return leakVerdict(this, s, h, now);
-  }
-
-  #fleetVerdict() {
-    const serving = this.slots.filter((s) => s.current?.state === STATES.READY).map((s) => ({ slot: s.slot, sample: s.current.window.last() }));
-    return evaluateFleet(serving, this.totalLimit);
+    const { policy, pollMs } = await runTick({
+      pool: this.pool, slots: this.slots, recycler: this.recycler, config: this.config, now: this.now,
+      policy: this.policy, totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit,
+      report: (level, fields, msg) => this.emit(level, fields, msg), isStopping: () => Boolean(this.stopping),
+    });
+    this.policy = policy;
+    if (pollMs !== null) this.pollStats.record(pollMs);
   }
 
   /** Recycle one slot now (control socket, `nodesup recycle`). */
-  async recycleSlot(slot, reason = REASONS.MANUAL) {
-    if (!Number.isInteger(slot) || slot < 0 || slot >= this.slots.length) {
-      throw new NodesupError('NODESUP_ERR_USAGE', `slot: expected 0..${this.slots.length - 1}, got ${JSON.stringify(slot)}`);
-    }
+  async recycleSlot(raw, reason = REASONS.MANUAL) {
+    const slot = parseSlot(raw, this.slots.length);
     this.pendingRecycles ??= new Map();
     const pending = this.pendingRecycles.get(slot);
     if (pending) return pending;
@@ -246,7 +196,11 @@ export class Supervisor {
 
   /** A Snapshot for the status view, `status --json` and metrics. */
   snapshot() {
-    return buildSnapshot(this);
+    return buildSnapshot({
+      config: this.config, slots: this.slots, handles: this.pool.handles(), now: this.now(), startedAt: this.startedAt,
+      totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit, history: this.history, pollStats: this.pollStats,
+      stopping: Boolean(this.stopping),
+    });
   }
 
   /** True while at least one worker serves. */
@@ -267,8 +221,8 @@ export class Supervisor {
       // allSettled: one worker that cannot be drained must not leave the others undrained.
       // Again until none is left: a recycle already past its checks may still fork a replacement.
       while (this.pool.live.size) {
-        const retired = await Promise.allSettled(this.pool.handles().map((h) => this.recycler.retire(h, { reason: 'stop', decidedAt: t0 })));
-        for (const r of retired) if (r.status === 'rejected') this.logger.error({ err: r.reason }, 'drain failed; the worker was killed');
+        const retired = await Promise.allSettled(this.pool.handles().map((h) => this.recycler.retire(h, { reason: STOP, decidedAt: t0 })));
+        for (const r of retired) if (r.status === 'rejected') this.emit('error', { err: r.reason }, 'drain failed; the worker was killed');
         if (retired.some((r) => r.status === 'rejected')) this.#forceStop();
       }
       await Promise.all(this.recycler.reaping);

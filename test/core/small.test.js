@@ -18,9 +18,10 @@ test('crashesInWindow keeps only recent crashes; shouldGiveUp at maxCrashes', (t
 
 test('planRecycles: maxConcurrent, busy slots skipped, duplicates dropped', (t) => {
   const wanted = [{ slot: 0, reason: 'rss' }, { slot: 1, reason: 'heap' }, { slot: 0, reason: 'max-age' }, { slot: 2, reason: 'leak' }];
-  t.deepEqual(planRecycles(wanted, new Set(), 1), { start: [wanted[0]], deferred: [wanted[1], wanted[3]] });
-  t.deepEqual(planRecycles(wanted, new Set([0]), 2), { start: [wanted[1]], deferred: [wanted[3]] });
-  t.deepEqual(planRecycles(wanted, new Set([5, 6]), 2), { start: [], deferred: [wanted[0], wanted[1], wanted[3]] });
+  t.deepEqual(planRecycles(wanted, new Set(), 1), [wanted[0]]);
+  t.deepEqual(planRecycles(wanted, new Set([0]), 2), [wanted[1]]);
+  t.deepEqual(planRecycles(wanted, new Set([5, 6]), 2), []);
+  t.deepEqual(planRecycles(wanted, new Set(), 3), [wanted[0], wanted[1], wanted[3]]);
 });
 
 test('worker states: legal and illegal transitions', (t) => {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { fileURLToPath } from 'node:url';
-import { readCgroup, readCgroupMemoryCurrent } from '../../src/config/cgroup.js';
+import { readCgroup, readCgroupMemoryCurrent } from '../../src/proc/cgroup.js';
 
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/cgroup/${name}`, import.meta.url));
 const MiB = 1024 ** 2;

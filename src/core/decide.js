@@ -1,0 +1,150 @@
+// The decide step of a poll tick: (policy state, the serving workers' histories, now) →
+// (policy state', verdicts, notices). Pure: it logs nothing and writes nothing on the workers.
+// What it must remember between ticks (when a worker first went over, which warnings were
+// given, the slot's streak of young workers over a limit) lives in the state it returns.
+import { EVENTS, MEMORY_REASONS, REASONS } from '../constants.js';
+import { evaluateWorker, evaluateFleet, baselineHold } from './policy.js';
+import { detectLeak } from './leak-detector.js';
+import { advise } from './advice.js';
+import { workerTrend, gcShare } from './worker-trend.js';
+
+/**
+ * @typedef {object} WorkerPolicy  what the policy remembers of one worker
+ * @property {number|null} firstOverAt  when it first went over a memory limit
+ * @property {number|null} firstOverValue
+ * @property {boolean} baselineWarned   limit.below-baseline already said
+ * @property {number|null} leakWarnedAt  last leak.warning (action 'warn')
+ *
+ * @typedef {object} PolicyState
+ * @property {{streak:number}[]} slots  consecutive young workers over a limit, per slot
+ * @property {Record<number, WorkerPolicy>} workers  by pid, serving workers only
+ * @property {string[]} advised         advice codes already given (once per supervisor run)
+ *
+ * @typedef {object} WorkerView  one serving worker, as the decision sees it
+ * @property {number} slot @property {number} pid
+ * @property {number} startedAt @property {number} readyAt @property {number} lastReplyAt
+ * @property {number} jitterDraw
+ * @property {import('./sample-window.js').SampleWindow} window
+ * @property {boolean} held  a failed recycle's cooldown: judged for nothing, remembered still
+ *
+ * @typedef {{level:'info'|'warn'|'error', fields:{event:string}&object, msg:string}} Notice
+ * @typedef {{slot:number, pid:number, reason:string, value:number|null, limit:number|null, kind?:string, trend?:object}} Verdict
+ */
+
+/** A fresh policy state for `slots` slots. */
+export function newPolicyState(slots) {
+  return { slots: Array.from({ length: slots }, () => ({ streak: 0 })), workers: {}, advised: [] };
+}
+
+/**
+ * Judge every serving worker and the fleet.
+ * @param {PolicyState} state
+ * @param {WorkerView[]} workers  the current, ready worker of each slot
+ * @param {number} now
+ * @param {{config: import('../types.js').Config, totalLimit: number|null, cgroupLimit: number|null}} ctx
+ * @returns {{state: PolicyState, verdicts: Verdict[], notices: Notice[]}}
+ */
+export function decide(state, workers, now, ctx) {
+  const { config } = ctx;
+  const next = { slots: state.slots.map((s) => ({ ...s })), workers: {}, advised: [...state.advised] };
+  const verdicts = [];
+  const notices = [];
+  for (const w of workers) {
+    const mine = { ...(state.workers[w.pid] ?? newWorkerPolicy()) };
+    next.workers[w.pid] = mine;
+    if (w.held) continue;
+    adviceNotices(w, now, ctx, next.advised, notices);
+    const v = workerVerdict(w, mine, next.slots[w.slot], now, config, notices);
+    if (v) verdicts.push({ slot: w.slot, pid: w.pid, trend: workerTrend(w, config, now), ...v });
+  }
+  const fleet = evaluateFleet(workers.map((w) => ({ slot: w.slot, sample: w.window.last() })), ctx.totalLimit);
+  if (fleet && !verdicts.some((v) => v.slot === fleet.slot)) {
+    verdicts.push({ pid: workers.find((w) => w.slot === fleet.slot)?.pid ?? null, ...fleet });
+  }
+  return { state: next, verdicts, notices };
+}
+
+function newWorkerPolicy() {
+  return { firstOverAt: null, firstOverValue: null, baselineWarned: false, leakWarnedAt: null };
+}
+
+// A limit first (a memory verdict may be held back when the limit sits below the app's baseline),
+// then a leak.
+function workerVerdict(w, mine, slotState, now, config, notices) {
+  const v = evaluateWorker(w, config, now);
+  if (v && MEMORY_REASONS.has(v.reason)) {
+    if (mine.firstOverAt === null) {
+      mine.firstOverAt = now;
+      mine.firstOverValue = v.value;
+    }
+    const hold = baselineHold({ readyAt: w.readyAt, firstOverAt: mine.firstOverAt, firstOverValue: mine.firstOverValue, value: v.value }, slotState, now, {
+      pollInterval: config.pollInterval, baseGraceMs: Math.max(30_000, 10 * config.pollInterval), maxGraceMs: 30 * 60_000,
+    });
+    if (hold.hold) {
+      if (!mine.baselineWarned) {
+        mine.baselineWarned = true;
+        notices.push({
+          level: 'warn',
+          fields: { event: EVENTS.LIMIT_BELOW_BASELINE, slot: w.slot, pid: w.pid, reason: v.reason, value: v.value, limit: v.limit, holdMs: hold.graceMs },
+          msg: `slot ${w.slot}: over the ${v.reason} limit right after start; the limit is below the app's baseline. Holding recycles for ${hold.graceMs} ms`,
+        });
+      }
+      return null;
+    }
+    slotState.streak = hold.young ? slotState.streak + 1 : 0;
+    return v;
+  }
+  if (v) return v;
+  return leakVerdict(w, mine, now, config, notices);
+}
+
+// A leak recycles (action 'recycle') or is said once per leak window (action 'warn').
+function leakVerdict(w, mine, now, config, notices) {
+  const { leak, limits, pollInterval } = config;
+  if (!leak) return null;
+  // Warm-up (caches filling after start) must not read as a leak: judged from readiness on.
+  const found = detectLeak(w.window, { leak, limits, now, pollInterval, startedAt: w.readyAt ?? w.startedAt });
+  if (!found) return null;
+  const explained = explainLeak(found);
+  if (leak.action === 'warn') {
+    if (mine.leakWarnedAt === null || now - mine.leakWarnedAt >= leak.window) {
+      mine.leakWarnedAt = now;
+      notices.push({
+        level: 'warn',
+        fields: { event: EVENTS.LEAK_WARNING, slot: w.slot, pid: w.pid, ...explained },
+        msg: `slot ${w.slot}: ${found.kind} grows ${(found.growthBytesPerSec * 60 / 1048576).toFixed(1)} MiB/min`,
+      });
+    }
+    return null;
+  }
+  return {
+    reason: REASONS.LEAK, kind: found.kind, value: Math.round(found.growthBytesPerSec), limit: Math.round(leak.minGrowth),
+    trend: { field: found.field, growthBytesPerSec: explained.growthBytesPerSec, r2: round2(found.r2), windowMs: found.windowMs, projectedLimitInSec: explained.projectedLimitInSec },
+  };
+}
+
+/** The fields every leak verdict carries, in events and in inspect: kind, rate, fit, time to the limit. */
+export function explainLeak(found) {
+  return {
+    kind: found.kind,
+    growthBytesPerSec: Math.round(found.growthBytesPerSec),
+    projectedLimitInSec: found.projectedLimitInSec === null || found.projectedLimitInSec === undefined ? null : Math.round(found.projectedLimitInSec),
+    confidence: round2(found.confidence ?? found.r2 ?? 0),
+  };
+}
+
+// Advice is re-checked every tick (it is a few comparisons on the newest sample) and each code
+// is said once per supervisor run.
+function adviceNotices(w, now, ctx, advised, notices) {
+  const last = w.window.last();
+  if (!last) return;
+  for (const a of advise({ ...last, gcShare: gcShare(w.window, now) }, { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit })) {
+    if (advised.includes(a.code)) continue;
+    advised.push(a.code);
+    notices.push({ level: 'warn', fields: { event: EVENTS.ADVICE, slot: w.slot, pid: w.pid, code: a.code }, msg: a.message });
+  }
+}
+
+function round2(x) {
+  return Math.round(x * 100) / 100;
+}

@@ -1,0 +1,43 @@
+// What a worker's history says about where it is heading: growth of the tree's RSS and of the
+// post-GC heap over the last minute, the time to the rss limit, and the GC share. Pure: the view
+// code, the decision and inspect read the same numbers.
+import { heapField, detectStep } from './leak-detector.js';
+import { growth, linearTrend, projectTimeToLimit } from './trend.js';
+
+/** How far back the trend and the GC share look. */
+export const TREND_WINDOW_MS = 60_000;
+
+/**
+ * Growth of tree RSS and of the heap baseline over the last minute, bytes/s, and time to the rss limit.
+ * @param {{window: import('./sample-window.js').SampleWindow, readyAt:number|null, startedAt:number}} w
+ * @param {{pollInterval:number, limits:{rss:number|null}}} config
+ */
+export function workerTrend(w, config, now) {
+  // From readiness on, and only over enough time: three samples in a worker's first second
+  // extrapolate to nonsense like "+1.4 GiB/min".
+  const since = Math.max(now - TREND_WINDOW_MS, w.readyAt ?? w.startedAt);
+  const fit = linearTrend(w.window.series('treeRss', since));
+  const rss = fit && fit.spanMs >= Math.max(10_000, 5 * config.pollInterval) ? fit : null;
+  const heap = growth(w.window, heapField(w.window.samples), { now, windowMs: TREND_WINDOW_MS, bucketMs: Math.max(2 * config.pollInterval, 5000) });
+  const last = w.window.last();
+  const rssPerSec = rss ? Math.round(rss.slope) : null;
+  return {
+    rssPerSec,
+    heapPerSec: heap ? Math.round(heap.perSec) : null,
+    rssLimitInSec: roundOrNull(projectTimeToLimit(last?.treeRss ?? null, rssPerSec, config.limits.rss)),
+  };
+}
+
+/** GC time as a share of wall time over the last minute (seed 002), or null. */
+export function gcShare(window, now) {
+  return window.rateOf('gcMs', now - TREND_WINDOW_MS);
+}
+
+/** A step change in the worker's memory (seed 001's pattern). */
+export function stepOf(window, leak, now) {
+  return detectStep(window, { now, windowMs: leak ? leak.window : 5 * 60_000 });
+}
+
+function roundOrNull(x) {
+  return x === null ? null : Math.round(x);
+}

@@ -1,0 +1,56 @@
+// One poll tick: collect → decide → act → report.
+//   collect  the poller samples every live worker into its window
+//   decide   the pure core judges the serving workers: verdicts and notices, and its own next state
+//   act      the recycler starts the recycles there is room for
+//   report   the notices go out on the event stream, where the log and metrics listen
+// The tick owns nothing: the policy state goes in and comes back out.
+import { STATES } from '../constants.js';
+import { decide } from '../core/decide.js';
+import { planRecycles } from '../core/recycle-plan.js';
+import { pollOnce } from './poller.js';
+
+/**
+ * @param {object} o
+ * @param {import('./pool.js').Pool} o.pool
+ * @param {{slot:number, current:any, cooldownUntil:number}[]} o.slots
+ * @param {import('./recycler.js').Recycler} o.recycler
+ * @param {import('../types.js').Config} o.config
+ * @param {import('../core/decide.js').PolicyState} o.policy
+ * @param {number|null} o.totalLimit  @param {number|null} o.cgroupLimit
+ * @param {() => number} o.now
+ * @param {(level:string, fields:object, msg?:string) => void} o.report
+ * @param {() => boolean} o.isStopping
+ * @returns {Promise<{policy: import('../core/decide.js').PolicyState, pollMs: number|null}>}
+ */
+export async function runTick(o) {
+  const { pool, config, now } = o;
+  const handles = pool.handles().filter((h) => h.state !== STATES.EXITED);
+  if (!handles.length) return { policy: o.policy, pollMs: null };
+  const t0 = performance.now();
+  await pollOnce(pool, handles, { timeoutMs: Math.max(200, Math.min(config.pollInterval, 5000)), now });
+  const pollMs = performance.now() - t0;
+  if (o.isStopping()) return { policy: o.policy, pollMs };
+
+  const t = now();
+  const { state, verdicts, notices } = decide(o.policy, servingWorkers(o.slots, t), t, { config, totalLimit: o.totalLimit, cgroupLimit: o.cgroupLimit });
+
+  for (const v of planRecycles(verdicts, o.recycler.busy, config.recycle.maxConcurrent)) {
+    o.recycler.recycle(v.slot, v).catch((err) => o.report('error', { err, slot: v.slot }, 'recycle failed'));
+  }
+  for (const n of notices) o.report(n.level, n.fields, n.msg);
+  return { policy: state, pollMs };
+}
+
+/** The current, ready worker of each slot, as the decision sees it. */
+export function servingWorkers(slots, now) {
+  const out = [];
+  for (const s of slots) {
+    const h = s.current;
+    if (!h || h.state !== STATES.READY) continue;
+    out.push({
+      slot: s.slot, pid: h.pid, startedAt: h.startedAt, readyAt: h.readyAt, lastReplyAt: h.lastReplyAt,
+      jitterDraw: h.jitterDraw, window: h.window, held: now < s.cooldownUntil,
+    });
+  }
+  return out;
+}

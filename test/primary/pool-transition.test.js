@@ -1,0 +1,33 @@
+// The pool is the one writer of a worker's lifecycle: each move is checked against the transition
+// table and may carry only the facts that belong to it.
+import test from 'ava';
+import { Pool } from '../../src/primary/pool.js';
+import { STATES } from '../../src/constants.js';
+
+const pool = Object.create(Pool.prototype); // transition() needs no forked worker
+const handle = (state) => ({ state, retiring: null, drainStartedAt: null, forced: false, notReady: false, readyAt: null, tree: [] });
+
+test('a drain records why and when, and the first reason stays', (t) => {
+  const h = handle(STATES.READY);
+  pool.transition(h, STATES.DRAINING, { retiring: { reason: 'rss', decidedAt: 1 }, drainStartedAt: 5 });
+  t.is(h.state, STATES.DRAINING);
+  pool.transition(h, STATES.KILLING, { retiring: { reason: 'stop', decidedAt: 9 }, forced: true });
+  t.deepEqual(h.retiring, { reason: 'rss', decidedAt: 1 }, 'a stop during a recycle does not rename it');
+  t.true(h.forced);
+});
+
+test('an impossible move throws, and so does a fact that does not belong to the move', (t) => {
+  t.throws(() => pool.transition(handle(STATES.DRAINING), STATES.READY), { message: /impossible worker transition draining -> ready/ });
+  t.throws(() => pool.transition(handle(STATES.SPAWNING), STATES.READY, { forced: true }), { message: /cannot set forced/ });
+  const gone = handle(STATES.EXITED);
+  t.throws(() => pool.transition(gone, STATES.KILLING));
+});
+
+test('rememberTree: a poll replaces the list, a drain adds to it, unknown start times are skipped', (t) => {
+  const h = handle(STATES.READY);
+  pool.rememberTree(h, [{ pid: 1, start: 10 }, { pid: 2, start: 20 }], { replace: true });
+  pool.rememberTree(h, [{ pid: 3, start: 30 }, { pid: 4, start: null }]);
+  t.deepEqual(h.tree.map((p) => p.pid), [1, 2, 3]);
+  pool.rememberTree(h, [{ pid: 1, start: 10 }], { replace: true });
+  t.deepEqual(h.tree.map((p) => p.pid), [1], 'children that exited are forgotten at the next poll');
+});

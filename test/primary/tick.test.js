@@ -1,0 +1,158 @@
+// The poll tick in-process: a fake clock, a fake pool whose agents answer scripted stats, and a
+// recorder standing in for the recycler. What goes in is samples; what comes out is the recycles
+// started and the events reported, and the policy state handed back for the next tick.
+import test from 'ava';
+import { readFileSync } from 'node:fs';
+import { runTick } from '../../src/primary/tick.js';
+import { decide, newPolicyState } from '../../src/core/decide.js';
+import { SampleWindow } from '../../src/core/sample-window.js';
+import { STATES, EVENTS, REASONS } from '../../src/constants.js';
+import { parseDuration, parseRate, parseSize } from '../../src/units.js';
+
+const MiB = 1024 * 1024;
+const LIMITS = { rss: null, heapUsed: 200 * MiB, native: null, totalRss: null, maxAge: null, maxRequests: null, jitter: 0, sustain: 0 };
+const CONFIG = {
+  pollInterval: 1000, limits: LIMITS, leak: false, unresponsive: { timeout: 15_000 },
+  recycle: { maxConcurrent: 1, readyTimeout: 30_000, killTimeout: 10_000 },
+};
+
+// The worker's pid is this test process: the poller's /proc reads see a real process.
+function fakeWorld({ workers = 2, heap = () => 50 * MiB, config = CONFIG } = {}) {
+  let clock = 1_000_000;
+  const now = () => clock;
+  const handles = Array.from({ length: workers }, (_, slot) => ({
+    slot, pid: process.pid, state: STATES.READY, startedAt: clock - 120_000, readyAt: clock - 119_000, lastReplyAt: clock,
+    jitterDraw: 0, tree: [], window: new SampleWindow({ maxAgeMs: 600_000 }),
+  }));
+  const pool = {
+    handles: () => handles,
+    request: async (h) => ({ heapUsed: heap(h.slot, clock), heapTotal: 300 * MiB, external: MiB, heapFloor: heap(h.slot, clock) }),
+    rememberTree() {},
+  };
+  const slots = handles.map((h) => ({ slot: h.slot, current: h, cooldownUntil: 0 }));
+  const started = [];
+  const recycler = { busy: new Set(), recycle: async (slot, v) => { started.push(v); } };
+  const reported = [];
+  let policy = newPolicyState(workers);
+  return {
+    handles, slots, recycler, started, reported,
+    advance: (ms) => { clock += ms; },
+    async tick() {
+      const out = await runTick({
+        pool, slots, recycler, config, now, policy, totalLimit: null, cgroupLimit: null,
+        report: (level, fields, msg) => reported.push({ level, ...fields, msg }), isStopping: () => false,
+      });
+      policy = out.policy;
+      return out;
+    },
+    get policy() { return policy; },
+  };
+}
+
+test('a worker over its heap limit is recycled with the reason and the numbers; one at a time (maxConcurrent 1)', async (t) => {
+  const w = fakeWorld({ heap: () => 250 * MiB });
+  await w.tick();
+  t.is(w.started.length, 1, 'both are over; only one recycle may start');
+  t.like(w.started[0], { slot: 0, reason: REASONS.HEAP, value: 250 * MiB, limit: 200 * MiB });
+  t.truthy(w.started[0].trend, 'the verdict carries the worker trend');
+});
+
+test('a slot already recycling is not started again; the next slot is', async (t) => {
+  const w = fakeWorld({ heap: () => 250 * MiB });
+  w.recycler.busy.add(0);
+  await w.tick();
+  t.deepEqual(w.started, [], 'busy.size counts against maxConcurrent: no room');
+  const wide = fakeWorld({ heap: () => 250 * MiB, config: { ...CONFIG, recycle: { ...CONFIG.recycle, maxConcurrent: 2 } } });
+  wide.recycler.busy.add(0);
+  await wide.tick();
+  t.deepEqual(wide.started.map((v) => v.slot), [1]);
+});
+
+test('over the limit right after readiness: held with one limit.below-baseline event, not recycled', async (t) => {
+  const w = fakeWorld({ workers: 1, heap: () => 250 * MiB });
+  w.handles[0].readyAt = 1_000_000; // ready just now
+  for (let i = 0; i < 5; i++) {
+    await w.tick();
+    w.advance(1000);
+  }
+  t.deepEqual(w.started, []);
+  const holds = w.reported.filter((e) => e.event === EVENTS.LIMIT_BELOW_BASELINE);
+  t.is(holds.length, 1, 'said once, not every tick');
+  t.like(holds[0], { level: 'warn', slot: 0, reason: REASONS.HEAP, value: 250 * MiB, limit: 200 * MiB });
+  t.is(w.policy.workers[process.pid].baselineWarned, true, 'remembered in the policy state, not on the handle');
+  t.false('baselineWarned' in w.handles[0], 'the tick writes nothing on the handle');
+});
+
+test('a held slot (a failed recycle cooling down) is judged for nothing, and keeps its policy memory', async (t) => {
+  const w = fakeWorld({ workers: 1, heap: () => 250 * MiB });
+  w.slots[0].cooldownUntil = Infinity;
+  await w.tick();
+  t.deepEqual(w.started, []);
+  t.truthy(w.policy.workers[process.pid]);
+});
+
+test('a worker that is not ready (draining, spawning) is sampled but never judged', async (t) => {
+  const w = fakeWorld({ workers: 1, heap: () => 250 * MiB });
+  w.handles[0].state = STATES.DRAINING;
+  await w.tick();
+  t.deepEqual(w.started, []);
+  t.is(w.handles[0].window.size, 1, 'it was still sampled');
+});
+
+// decide() itself: pure, on a recorded real leak.
+const NULLS = Object.fromEntries(['pid', 'pss', 'anon', 'treePss', 'children', 'fds', 'heapLimit', 'arrayBuffers',
+  'newSpace', 'gcCount', 'gcMs', 'majorGcCount', 'elu', 'delayP50', 'delayP99', 'requests', 'handles'].map((k) => [k, null]));
+const recorded = (name) => JSON.parse(readFileSync(new URL(`../fixtures/series/real-${name}.json`, import.meta.url), 'utf8'))
+  .map((s) => ({ ...NULLS, agent: true, ...s }));
+
+function deepFreeze(o) {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}
+
+function replay(name, leak) {
+  const series = recorded(name);
+  const config = { ...CONFIG, limits: { ...LIMITS, heapUsed: null, rss: parseSize('2gb') }, leak };
+  const window = new SampleWindow({ maxAgeMs: 600_000 });
+  const view = { slot: 0, pid: 7, startedAt: series[0].t, readyAt: series[0].t, lastReplyAt: 0, jitterDraw: 0, window, held: false };
+  let state = deepFreeze(newPolicyState(1));
+  const out = [];
+  for (const s of series) {
+    window.push(s);
+    view.lastReplyAt = s.t;
+    const r = decide(state, [view], s.t, { config, totalLimit: null, cgroupLimit: null });
+    state = deepFreeze(r.state); // a decision that wrote on its input state would throw here
+    out.push({ t: s.t - series[0].t, ...r });
+  }
+  return out;
+}
+
+test('decide on a recorded heap leak, action warn: one leak.warning per leak window, never a verdict', (t) => {
+  const leak = { window: parseDuration('60s'), minGrowth: parseRate('1mb/min'), action: 'warn' };
+  const out = replay('heap-leak-fast', leak);
+  const warnings = out.flatMap((r) => r.notices.filter((n) => n.fields.event === EVENTS.LEAK_WARNING).map((n) => ({ t: r.t, ...n })));
+  t.true(warnings.length >= 2, `warned ${warnings.length} times`);
+  for (let i = 1; i < warnings.length; i++) t.true(warnings[i].t - warnings[i - 1].t >= leak.window, 'not more than once per window');
+  t.like(warnings[0].fields, { kind: 'heap', slot: 0, pid: 7 });
+  t.true(warnings[0].fields.growthBytesPerSec > 0);
+  t.true(out.every((r) => r.verdicts.length === 0), 'warn never recycles');
+});
+
+test('decide on a recorded heap leak, action recycle: a leak verdict with kind, rate and fit; steady never', (t) => {
+  const leak = { window: parseDuration('60s'), minGrowth: parseRate('1mb/min'), action: 'recycle' };
+  const first = replay('heap-leak-fast', leak).find((r) => r.verdicts.length);
+  t.truthy(first, 'the leak is named');
+  t.like(first.verdicts[0], { slot: 0, pid: 7, reason: REASONS.LEAK, kind: 'heap' });
+  t.true(first.verdicts[0].trend.r2 > 0);
+  t.true(replay('steady', leak).every((r) => r.verdicts.length === 0 && !r.notices.some((n) => n.fields.event === EVENTS.LEAK_WARNING)));
+});
+
+test('decide: the same input gives the same output (no hidden state)', (t) => {
+  const leak = { window: parseDuration('60s'), minGrowth: parseRate('1mb/min'), action: 'recycle' };
+  const a = replay('heap-leak-fast', leak).map((r) => r.verdicts.map((v) => v.value));
+  const b = replay('heap-leak-fast', leak).map((r) => r.verdicts.map((v) => v.value));
+  t.deepEqual(a, b);
+});
