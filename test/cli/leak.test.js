@@ -4,20 +4,14 @@
 import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startCli, runCli, freePort, scratch, ROOT } from '../helpers/cli.js';
+import { startCli, runCli, freePort, scratch, ROOT, writeConfig as writeConfigFile } from '../helpers/cli.js';
 
 const MiB = 1024 * 1024;
 const corpus = (name) => path.join(ROOT, 'bench/corpus', `${name}.js`);
 // A 10 s window at 250 ms polls: the policy judges from 1.9 windows after ready on (warm-up + coverage).
 const FAST_LEAK = { window: '10s', minGrowth: '1mb/min' };
 
-function writeConfig(t, obj) {
-  const dir = scratch();
-  const file = path.join(dir, 'leak.config.mjs');
-  fs.writeFileSync(file, `export default ${JSON.stringify({ workers: 1, pollInterval: '250ms', metrics: false, ...obj })};\n`);
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return file;
-}
+const writeConfig = (t, obj) => writeConfigFile(t, { workers: 1, pollInterval: '250ms', metrics: false, ...obj });
 
 // A tiny app written for one test (ESM, so .mjs outside the package).
 function writeApp(t, source) {

@@ -2,7 +2,7 @@
 import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startCli, app, freePort, scratch, waitGone, get } from '../helpers/cli.js';
+import { startCli, app, freePort, scratch, waitGone, get, writeConfig } from '../helpers/cli.js';
 
 const env = async (extra = {}) => ({ env: { PORT: String(await freePort()), ...extra } });
 
@@ -80,11 +80,3 @@ test('a CommonJS app sees itself as require.main', async (t) => {
   await run.waitFor((ev) => ev.event === 'worker.ready');
   t.is((await get(`http://127.0.0.1:${e.env.PORT}/`)).body, 'cjs ok\n');
 });
-
-function writeConfig(t, obj) {
-  const dir = scratch();
-  const file = path.join(dir, 'test.config.mjs');
-  fs.writeFileSync(file, `export default ${JSON.stringify(obj)};\n`);
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return file;
-}

@@ -9,14 +9,7 @@ import { scratch, runCli, startCli, ROOT } from '../helpers/cli.js';
 export const FAULT_APPS = path.join(ROOT, 'test/fixtures/apps/faults');
 export const faultApp = (name) => path.join(FAULT_APPS, name);
 
-/** Write `export default <obj>` to a fresh .mjs file, removed when the test ends. */
-export function writeConfig(t, obj) {
-  const dir = scratch();
-  const file = path.join(dir, 'fault.config.mjs');
-  fs.writeFileSync(file, `export default ${JSON.stringify(obj)};\n`);
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return file;
-}
+export { writeConfig } from '../helpers/cli.js';
 
 /**
  * startCli, plus a teardown that SIGKILLs every worker seen before the helper's own teardown runs

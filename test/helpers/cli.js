@@ -147,3 +147,12 @@ async function waitForStatus(run, pred, { timeout = 60_000, what = 'status' } = 
     await delay(200);
   }
 }
+
+/** Write `export default <obj>` to a fresh .mjs config file, removed when the test ends. */
+export function writeConfig(t, obj, name = 'test.config.mjs') {
+  const dir = scratch();
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, `export default ${JSON.stringify(obj)};\n`);
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return file;
+}
