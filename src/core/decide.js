@@ -7,6 +7,7 @@ import { evaluateWorker, evaluateFleet, baselineHold } from './policy.js';
 import { detectLeak } from './leak-detector.js';
 import { advise } from './advice.js';
 import { workerTrend, gcShare } from './worker-trend.js';
+import { overcommit } from './fit.js';
 
 /**
  * @typedef {object} WorkerPolicy  what the policy remembers of one worker
@@ -57,6 +58,7 @@ export function decide(state, workers, now, ctx) {
     const v = workerVerdict(w, mine, next.slots[w.slot], now, config, notices);
     if (v) verdicts.push({ slot: w.slot, pid: w.pid, trend: workerTrend(w, config, now), ...v });
   }
+  fitNotice(workers, ctx, next.advised, notices);
   const fleet = evaluateFleet(workers.map((w) => ({ slot: w.slot, sample: w.window.last() })), ctx.totalLimit);
   if (fleet && !verdicts.some((v) => v.slot === fleet.slot)) {
     verdicts.push({ pid: workers.find((w) => w.slot === fleet.slot)?.pid ?? null, ...fleet });
@@ -143,6 +145,23 @@ function adviceNotices(w, now, ctx, advised, notices) {
     advised.push(a.code);
     notices.push({ level: 'warn', fields: { event: EVENTS.ADVICE, slot: w.slot, pid: w.pid, code: a.code }, msg: a.message });
   }
+}
+
+// Once per run, as soon as a worker has told its V8 heap limit: do the workers fit in the container?
+function fitNotice(workers, ctx, advised, notices) {
+  if (advised.includes('overcommit') || !ctx.cgroupLimit) return;
+  let heapLimit = null;
+  let nativeBaseline = null;
+  for (const w of workers) {
+    const last = w.window.last();
+    if (last?.heapLimit) heapLimit = Math.max(heapLimit ?? 0, last.heapLimit);
+    if (last?.native != null) nativeBaseline = Math.min(nativeBaseline ?? Infinity, last.native);
+  }
+  if (heapLimit === null) return;
+  advised.push('overcommit');
+  const { limits, workers: count } = ctx.config;
+  const found = overcommit({ workers: count, cgroupLimit: ctx.cgroupLimit, rssLimit: limits.rss, heapLimit, nativeBaseline, totalRss: limits.totalRss });
+  if (found) notices.push({ level: 'warn', fields: { event: EVENTS.ADVICE, code: found.code, need: found.need, limit: found.limit }, msg: found.message });
 }
 
 function round2(x) {

@@ -8,7 +8,8 @@ import { restartDelay, crashesInWindow, shouldGiveUp } from '../core/backoff.js'
 import { newPolicyState } from '../core/decide.js';
 import { DurationRing } from '../core/duration-ring.js';
 import { parseSlot } from '../slot.js';
-import { readCgroup } from '../proc/cgroup.js';
+import { readCgroup, readOomKills } from '../proc/cgroup.js';
+import { oomAdvice } from '../core/fit.js';
 import { Pool } from './pool.js';
 import { sampleOne } from './poller.js';
 import { Recycler } from './recycler.js';
@@ -40,6 +41,8 @@ export class Supervisor {
     // The recent ticks only: a summary over startup would say little about steady cost.
     this.pollStats = new DurationRing(120);
     this.cgroup = readCgroup();
+    // The kernel's OOM kills seen so far in our cgroup: a rise at a worker's SIGKILL names the killer.
+    this.oomKills = readOomKills();
     this.totalLimit = resolveTotalLimit(config.limits.totalRss, this.cgroup.memoryLimit);
     this.slots = Array.from({ length: config.workers }, (_, slot) => ({
       slot, current: null, consecutiveCrashes: 0, restartTimer: null, cooldownUntil: 0,
@@ -110,7 +113,13 @@ export class Supervisor {
     // A recycle's exit carries its reason (and is counted as one); a stop's does not.
     if (planned && h.retiring.reason !== STOP) Object.assign(fields, { reason: h.retiring.reason, recycleMs: now - h.retiring.decidedAt });
     if (h.notReady) fields.notReady = true;
-    this.emit(planned ? 'info' : 'warn', fields, `slot ${h.slot}: pid ${h.pid} exited (${signal ?? code})`);
+    const oomKill = this.#oomKilled(h, signal);
+    if (oomKill) fields.oomKill = true;
+    this.emit(planned ? 'info' : 'warn', fields, `slot ${h.slot}: pid ${h.pid} exited (${signal ?? code})${oomKill ? ', killed by the kernel\'s OOM killer' : ''}`);
+    if (oomKill) {
+      const a = oomAdvice({ slot: h.slot, lastRss: h.window.last()?.treeRss ?? null, rssLimit: this.config.limits.rss, cgroupLimit: this.cgroup.memoryLimit, workers: this.config.workers });
+      this.emit('warn', { event: EVENTS.ADVICE, slot: h.slot, pid: h.pid, code: a.code }, a.message);
+    }
     this.#guardWorkers();
     // Children the worker left behind: the agent SIGTERMs them on a clean exit, but not on SIGKILL.
     this.recycler.reap(h.tree.filter((p) => p.pid !== h.pid));
@@ -118,6 +127,21 @@ export class Supervisor {
     s.current = null;
     if (planned) return;
     this.#crashed(s, h, now);
+  }
+
+  // A SIGKILL we did not send, while the cgroup's oom_kill counter rose: the kernel's OOM killer.
+  // Each such exit takes one from the rise, so two workers killed at once are both named; any
+  // other exit re-reads the counter, so a child's OOM kill is never pinned on a later worker.
+  #oomKilled(h, signal) {
+    const now = readOomKills();
+    if (now === null) return false;
+    if (signal !== 'SIGKILL' || h.forced || this.oomKills === null || now <= this.oomKills) {
+      if (signal !== 'SIGKILL') this.oomKills = now;
+      else this.oomKills ??= now;
+      return false;
+    }
+    this.oomKills++;
+    return true;
   }
 
   #guardWorkers() {

@@ -48,6 +48,23 @@ export function readCgroupMemoryCurrent(root = process.env.NODESUP_CGROUP_ROOT ?
   }
 }
 
+/**
+ * How many times the kernel's OOM killer has killed a process in our cgroup (and below it), or
+ * null when unknowable: v2 `memory.events` `oom_kill`, v1 `memory.oom_control` `oom_kill`.
+ * Read when a worker dies of SIGKILL, to tell the kernel's kill from anyone else's.
+ */
+export function readOomKills(root = process.env.NODESUP_CGROUP_ROOT ?? DEFAULT_CGROUP_ROOT) {
+  try {
+    const at = layout(root);
+    if (!at) return null;
+    const text = readText(join(at.memDir, at.version === 2 ? 'memory.events' : 'memory.oom_control'));
+    const m = text === null ? null : /^oom_kill\s+(\d+)$/m.exec(text);
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
 function layout(root) {
   if (!layouts.has(root)) layouts.set(root, locate(root));
   return layouts.get(root);

@@ -43,3 +43,11 @@ test('the real /sys/fs/cgroup reads without throwing, unknown as null', (t) => {
   t.true([1, 2, null].includes(c.version));
   for (const k of ['memoryLimit', 'memoryCurrent', 'cpuQuota']) t.true(c[k] === null || (typeof c[k] === 'number' && c[k] > 0), k);
 });
+
+test('readOomKills: the oom_kill counter of v2 memory.events and v1 memory.oom_control; null when absent', async (t) => {
+  const { readOomKills } = await import('../../src/proc/cgroup.js');
+  t.is(readOomKills(fixture('v2')), 2);
+  t.is(readOomKills(fixture('v1')), 5);
+  t.is(readOomKills(fixture('v2-unlimited')), null, 'no memory.events: unknown, not 0');
+  t.is(readOomKills(fixture('none')), null);
+});
