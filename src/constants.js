@@ -45,4 +45,5 @@ export const EVENTS = Object.freeze({
   LIMIT_BELOW_BASELINE: 'limit.below-baseline',
   RECYCLE_FAILED: 'recycle.failed',
   ADVICE: 'worker.advice',
+  OUTPUT_DROPPED: 'output.dropped',
 });

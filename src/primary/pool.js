@@ -8,6 +8,7 @@ import { KIND, message, isOurs } from '../protocol.js';
 import { SampleWindow } from '../core/sample-window.js';
 import { transition } from '../core/worker-state.js';
 import { startTime } from '../proc/memory.js';
+import { routeWorkerOutput } from './app-output.js';
 
 const AGENT_URL = new URL('../worker/agent.js', import.meta.url).href;
 const STDERR_TAIL_BYTES = 4096;
@@ -40,12 +41,15 @@ const FACTS = {
 };
 
 export class Pool extends EventEmitter {
-  /** @param {{config: import('../types.js').Config, now?: () => number, stdout?: any, stderr?: NodeJS.WritableStream}} o */
-  constructor({ config, now = Date.now, stdout = 'inherit', stderr = process.stderr }) {
+  /**
+   * @param {{config: import('../types.js').Config, now?: () => number, output?: Parameters<typeof routeWorkerOutput>[0]|null}} o
+   * `output`: where the workers' stdout and stderr go, line by line; null leaves them on the primary's own fds.
+   */
+  constructor({ config, now = Date.now, output = null }) {
     super();
     this.config = config;
     this.now = now;
-    this.stderr = stderr;
+    this.output = output;
     /** @type {Set<WorkerHandle>} */
     this.live = new Set();
     this.seq = 0;
@@ -53,7 +57,7 @@ export class Pool extends EventEmitter {
       exec: config.script,
       args: config.args,
       execArgv: [...config.nodeArgs, '--import', AGENT_URL],
-      stdio: ['ignore', stdout, 'pipe', 'ipc'],
+      stdio: ['ignore', output ? 'pipe' : 'inherit', 'pipe', 'ipc'],
       cwd: process.cwd(),
     });
     this.windowMs = sampleHistoryMs(config);
@@ -91,10 +95,9 @@ export class Pool extends EventEmitter {
       });
     });
     worker.on('error', () => { /* IPC write after exit: the exit handler owns the outcome */ });
-    worker.process.stderr?.on('data', (chunk) => {
-      this.stderr.write(chunk);
-      h.stderrTail = (h.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
-    });
+    const tail = (chunk) => { h.stderrTail = (h.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES); };
+    if (this.output) routeWorkerOutput(this.output, h.slot, worker.process.stdout, worker.process.stderr, tail);
+    else worker.process.stderr?.on('data', (chunk) => { process.stderr.write(chunk); tail(chunk); });
     worker.on('listening', () => this.#ready(h));
     worker.process.on('internalMessage', (msg) => {
       if (!isOurs(msg)) return;

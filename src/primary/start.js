@@ -6,6 +6,8 @@ import { loadConfig, flagsToConfig } from '../config/load.js';
 import { EXIT } from '../errors.js';
 import { createLogger } from '../report/logger.js';
 import { logEvents } from '../report/log-listener.js';
+import { openSink } from './app-output.js';
+import { EVENTS } from '../constants.js';
 import { createMetrics, startMetricsServer } from '../report/metrics.js';
 import { runDir, ensureRunDir } from '../run-dir.js';
 import { startControlServer } from './control-server.js';
@@ -25,11 +27,14 @@ export async function runSupervisor(config, { tuiScreen } = {}) {
   ensureRunDir(dir);
   // With --tui the screen is ours: logs and the app's own output go to one file beside the socket.
   const logFd = config.tui ? fs.openSync(path.join(dir, `${config.name}.log`), 'a', 0o600) : null;
-  const logger = createLogger({ level: config.log.level, format: config.log.format, name: config.name, destination: logFd ?? 1 });
-  const sup = new Supervisor(config, {
-    stdout: logFd ?? 'inherit',
-    stderr: logFd === null ? process.stderr : fs.createWriteStream(null, { fd: logFd, autoClose: false }),
-  });
+  // One bounded, non-blocking writer per destination, shared by our log and the workers' lines.
+  let sup = null;
+  const dropped = (stream) => (lines, bytes) => sup?.emit('warn', { event: EVENTS.OUTPUT_DROPPED, stream, lines, bytes },
+    `${lines} lines of app output were dropped while ${stream} was not read`);
+  const out = openSink(logFd ?? process.stdout, { onRecovered: dropped('stdout') });
+  const err = logFd === null ? openSink(process.stderr, { onRecovered: dropped('stderr') }) : out;
+  const logger = createLogger({ level: config.log.level, format: config.log.format, name: config.name, destination: out.stream });
+  sup = new Supervisor(config, { output: { stdout: out, stderr: err, prefix: config.log.format === 'pretty' } });
 
   logEvents(sup.events, logger);
   const control = await startControlServer({ name: config.name, dir, handlers: controlHandlers(sup), logger });

@@ -24,9 +24,9 @@ const STOP = 'stop';
 export class Supervisor {
   /**
    * @param {import('../types.js').Config} config
-   * @param {{stdout?: any, stderr?: NodeJS.WritableStream, now?: () => number}} [deps]
+   * @param {{output?: object|null, now?: () => number}} [deps]  output: see Pool
    */
-  constructor(config, { stdout = 'inherit', stderr = process.stderr, now = Date.now } = {}) {
+  constructor(config, { output = null, now = Date.now } = {}) {
     this.config = config;
     this.now = now;
     /** The one event stream: ('event', fields, {level, msg, time}); the log, metrics and history listen. */
@@ -47,7 +47,7 @@ export class Supervisor {
     this.slots = Array.from({ length: config.workers }, (_, slot) => ({
       slot, current: null, consecutiveCrashes: 0, restartTimer: null, cooldownUntil: 0,
     }));
-    this.pool = new Pool({ config, now, stdout, stderr });
+    this.pool = new Pool({ config, now, output });
     this.recycler = new Recycler({
       pool: this.pool, config, slots: this.slots, now, isStopping: () => Boolean(this.stopping),
       report: (level, fields, msg) => this.emit(level, fields, msg),

@@ -4,12 +4,16 @@
 import pino from 'pino';
 import pretty from 'pino-pretty';
 
-/** A pino logger for the primary. `destination` is a fd or a path (the --tui log file). */
+/**
+ * A pino logger for the primary. `destination` is a fd, a path (the --tui log file) or a stream
+ * (the primary's bounded output sink, shared with the workers' lines).
+ */
 export function createLogger({ level = 'info', format = 'json', name, destination = 1 }) {
   // No `pid` in base: events carry the worker's pid in that field; the primary's is in supervisor.start.
   const opts = { level, base: { name }, timestamp: pino.stdTimeFunctions.isoTime };
   if (format === 'pretty') {
     return pino(opts, pretty({ destination, sync: true, colorize: destination === 1 && process.stdout.isTTY, ignore: 'hostname' }));
   }
+  if (typeof destination === 'object') return pino(opts, destination);
   return pino(opts, pino.destination({ dest: destination, sync: true, mkdir: true }));
 }
