@@ -46,4 +46,6 @@ export const EVENTS = Object.freeze({
   RECYCLE_FAILED: 'recycle.failed',
   ADVICE: 'worker.advice',
   OUTPUT_DROPPED: 'output.dropped',
+  CONFIG_RELOAD: 'config.reload',
+  CONFIG_INVALID: 'config.invalid',
 });

@@ -53,11 +53,17 @@ export class Pool extends EventEmitter {
     /** @type {Set<WorkerHandle>} */
     this.live = new Set();
     this.seq = 0;
+    this.configure(config);
+  }
+
+  /** Settings for the workers forked from now on (a config reload); running workers keep theirs. */
+  configure(config) {
+    this.config = config;
     cluster.setupPrimary({
       exec: config.script,
       args: config.args,
       execArgv: [...config.nodeArgs, '--import', AGENT_URL],
-      stdio: ['ignore', output ? 'pipe' : 'inherit', 'pipe', 'ipc'],
+      stdio: ['ignore', this.output ? 'pipe' : 'inherit', 'pipe', 'ipc'],
       cwd: process.cwd(),
     });
     this.windowMs = sampleHistoryMs(config);

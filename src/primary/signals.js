@@ -16,7 +16,7 @@ export function handleSignals(sup, { onStop, hangupStops = false } = {}) {
     if (!sup.stopping) stop(signal);
   };
   const hup = () => {
-    sup.reload().catch((err) => sup.emit('error', { err }, 'reload failed'));
+    sup.reloadConfig().catch((err) => sup.emit('error', { err }, 'reload failed'));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

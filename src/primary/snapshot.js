@@ -35,6 +35,8 @@ export function buildSnapshot({ config, slots, handles, now, startedAt, totalLim
     workers: config.workers,
     pollInterval: config.pollInterval,
     limits: config.limits,
+    // The active config, as a reload left it; env values stay private (they may be secrets).
+    config: { ...config, env: Object.keys(config.env ?? {}) },
     totalRssLimit: totalLimit,
     cgroup: { limit: cgroupLimit, current: readCgroupMemoryCurrent() },
     slots: rows,

@@ -17,12 +17,12 @@ import { controlHandlers } from './control-handlers.js';
 
 /** Start from yargs argv; resolves with the process exit code. */
 export async function startSupervisor({ argv, cwd }) {
-  const config = await loadConfig({ cwd, configPath: argv.config, flags: flagsToConfig(argv), script: argv.script, appArgs: argv['--'] ?? [] });
-  return runSupervisor(config);
+  const load = () => loadConfig({ cwd, configPath: argv.config, flags: flagsToConfig(argv), script: argv.script, appArgs: argv['--'] ?? [] });
+  return runSupervisor(await load(), { loadConfig: load });
 }
 
 /** Run a validated config until it stops. */
-export async function runSupervisor(config, { tuiScreen } = {}) {
+export async function runSupervisor(config, { loadConfig: reload = null } = {}) {
   const dir = runDir();
   ensureRunDir(dir);
   // With --tui the screen is ours: logs and the app's own output go to one file beside the socket.
@@ -34,7 +34,7 @@ export async function runSupervisor(config, { tuiScreen } = {}) {
   const out = openSink(logFd ?? process.stdout, { onRecovered: dropped('stdout') });
   const err = logFd === null ? openSink(process.stderr, { onRecovered: dropped('stderr') }) : out;
   const logger = createLogger({ level: config.log.level, format: config.log.format, name: config.name, destination: out.stream });
-  sup = new Supervisor(config, { output: { stdout: out, stderr: err, prefix: config.log.format === 'pretty' } });
+  sup = new Supervisor(config, { output: { stdout: out, stderr: err, prefix: config.log.format === 'pretty' }, loadConfig: reload });
 
   logEvents(sup.events, logger);
   const control = await startControlServer({ name: config.name, dir, handlers: controlHandlers(sup), logger });
@@ -53,7 +53,7 @@ export async function runSupervisor(config, { tuiScreen } = {}) {
   // Under --tui a SIGHUP means the terminal closed, not "reload": the screen handles it.
   const unhook = handleSignals(sup, { hangupStops: config.tui });
   sup.start();
-  if (config.tui) runTui(sup, tuiScreen);
+  if (config.tui) runTui(sup);
   await sup.done;
   unhook();
   await Promise.allSettled([control.close(), metricsServer?.close(), metrics?.close()]);

@@ -6,6 +6,7 @@ import { NodesupError } from '../errors.js';
 import { memoryVerdict, resolveTotalLimit, evaluateFleet } from '../core/policy.js';
 import { restartDelay, crashesInWindow, shouldGiveUp } from '../core/backoff.js';
 import { newPolicyState } from '../core/decide.js';
+import { diffConfig } from '../core/config-diff.js';
 import { DurationRing } from '../core/duration-ring.js';
 import { parseSlot } from '../slot.js';
 import { readCgroup, readOomKills } from '../proc/cgroup.js';
@@ -26,8 +27,10 @@ export class Supervisor {
    * @param {import('../types.js').Config} config
    * @param {{output?: object|null, now?: () => number}} [deps]  output: see Pool
    */
-  constructor(config, { output = null, now = Date.now } = {}) {
+  constructor(config, { output = null, now = Date.now, loadConfig = null } = {}) {
     this.config = config;
+    // Re-reads the config the way it was first read (file, flags): SIGHUP's config reload.
+    this.loadConfig = loadConfig;
     this.now = now;
     /** The one event stream: ('event', fields, {level, msg, time}); the log, metrics and history listen. */
     this.events = new EventEmitter();
@@ -55,7 +58,7 @@ export class Supervisor {
       sample: (h, stats, { detail }) => sampleOne(this.pool, h, stats, { detail, now }),
       stillOver: (h, v) => (v.reason === REASONS.TOTAL_RSS
         ? evaluateFleet(servingWorkers(this.slots, now()).map((w) => ({ slot: w.slot, sample: w.window.last() })), this.totalLimit) !== null
-        : memoryVerdict(h.window, { ...config.limits, sustain: 0 }, now()) !== null),
+        : memoryVerdict(h.window, { ...this.config.limits, sustain: 0 }, now()) !== null),
     });
     this.pool.on('ready', (h) => this.#onReady(h));
     this.pool.on('exit', (h, info) => this.#onExit(h, info));
@@ -99,7 +102,7 @@ export class Supervisor {
   #onReady(h) {
     this.emit('info', { event: EVENTS.WORKER_READY, slot: h.slot, pid: h.pid, startupMs: h.readyAt - h.startedAt }, `slot ${h.slot}: pid ${h.pid} ready`);
     const s = this.slots[h.slot];
-    if (s.current === h) s.consecutiveCrashes = 0;
+    if (s?.current === h) s.consecutiveCrashes = 0;
   }
 
   #onExit(h, { code, signal }) {
@@ -123,7 +126,7 @@ export class Supervisor {
     this.#guardWorkers();
     // Children the worker left behind: the agent SIGTERMs them on a clean exit, but not on SIGKILL.
     this.recycler.reap(h.tree.filter((p) => p.pid !== h.pid));
-    if (s.current !== h || this.stopping) return;
+    if (!s || s.current !== h || this.stopping) return;
     s.current = null;
     if (planned) return;
     this.#crashed(s, h, now);
@@ -216,6 +219,64 @@ export class Supervisor {
     });
     await Promise.all(lanes);
     return { reloaded: results.filter((r) => r.result === 'recycled').length, results };
+  }
+
+  /**
+   * SIGHUP: re-read the config. A broken file changes nothing (config.invalid). Limits and timings
+   * apply at the next tick; the app's settings (script, args, env, nodeArgs) roll the workers; a new
+   * worker count adds or drains slots. With nothing changed the workers roll, as SIGHUP always did:
+   * it is how a deploy of new app code is picked up (gunicorn's HUP does the same).
+   */
+  async reloadConfig() {
+    if (this.stopping) return { applied: 'none' };
+    const file = this.config.configFile;
+    let next;
+    try {
+      next = await (this.loadConfig ?? (async () => this.config))();
+    } catch (err) {
+      this.emit('error', { event: EVENTS.CONFIG_INVALID, file, error: err.message }, `config not reloaded, the running one stays: ${err.message}`);
+      return { applied: 'none', error: err.message };
+    }
+    if (this.stopping) return { applied: 'none' };
+    const diff = diffConfig(this.config, next);
+    const rolling = diff.rolling.length > 0 || diff.changed.length === 0;
+    // Keys bound at start keep their running values; the reload says so.
+    const applied = { ...next, name: this.config.name, metrics: this.config.metrics, log: this.config.log, tui: this.config.tui };
+    this.#apply(applied);
+    this.emit('info', {
+      event: EVENTS.CONFIG_RELOAD, file, changed: diff.changed, applied: rolling ? 'rolling' : 'live',
+      ...(diff.workers ? { workers: diff.workers } : {}), ...(diff.needsRestart.length ? { needsRestart: diff.needsRestart } : {}),
+    }, `config reloaded${diff.changed.length ? `: ${diff.changed.join(', ')}` : ' (unchanged)'}${rolling ? '; rolling the workers' : '; applied live'}`);
+    if (diff.workers) this.#resize(diff.workers.from, diff.workers.to);
+    if (rolling) await this.reload();
+    return { applied: rolling ? 'rolling' : 'live', changed: diff.changed };
+  }
+
+  #apply(config) {
+    this.config = config;
+    this.pool.configure(config);
+    this.recycler.config = config;
+    this.recycler.gcMinIntervalMs = Math.max(60_000, 30 * config.pollInterval);
+    this.totalLimit = resolveTotalLimit(config.limits.totalRss, this.cgroup.memoryLimit);
+  }
+
+  // More slots are forked at once; fewer drain the highest slots, which are then forgotten.
+  #resize(from, to) {
+    for (let slot = from; slot < to; slot++) {
+      this.slots[slot] = { slot, current: null, consecutiveCrashes: 0, restartTimer: null, cooldownUntil: 0 };
+      this.policy = { ...this.policy, slots: [...this.policy.slots, { streak: 0 }] };
+      this.#spawn(slot, SPAWN_CAUSES.INITIAL);
+    }
+    if (to >= from) return;
+    const gone = this.slots.slice(to);
+    for (const s of gone) clearTimeout(s.restartTimer);
+    this.slots.length = to;
+    this.policy = { ...this.policy, slots: this.policy.slots.slice(0, to) };
+    for (const s of gone) {
+      for (const h of this.pool.handles().filter((x) => x.slot === s.slot)) {
+        this.recycler.retire(h, { reason: STOP, decidedAt: this.now() }).catch((err) => this.emit('error', { err, slot: s.slot }, 'drain failed'));
+      }
+    }
   }
 
   /** A Snapshot for the status view, `status --json` and metrics. */
