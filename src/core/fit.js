@@ -52,3 +52,24 @@ export function oomAdvice({ slot, lastRss, rssLimit, cgroupLimit, workers }) {
   }
   return { code: 'oom-kill', message: `slot ${slot} was killed by the kernel's OOM killer${at} (${within}): the workers together overflow it; set limits.totalRss: '90%' or run fewer workers` };
 }
+
+/**
+ * Whether a heap snapshot of a worker can be taken without risking the pod: V8 builds the snapshot
+ * in the worker's memory (about the heap's size again) and writes a file about as large.
+ * @param {{heapUsed:number|null, memoryHeadroom:number|null, diskFree:number|null}} o
+ *   memoryHeadroom: bytes before the container's limit (or MemAvailable on a host); diskFree: bytes
+ * @returns {{ok:true, need:number}|{ok:false, need:number, why:string}}
+ */
+export function snapshotRoom({ heapUsed, memoryHeadroom, diskFree }) {
+  // Measured on V8 12/13: a snapshot peaks at 1–1.5× the used heap in the worker, and its file is
+  // ~1–2× the used heap. The larger ends, so a refusal errs on the side of the pod.
+  const need = Math.ceil((heapUsed ?? 0) * 1.5);
+  if (heapUsed === null) return { ok: false, need, why: 'the worker has not reported its heap yet' };
+  if (memoryHeadroom !== null && memoryHeadroom < need) {
+    return { ok: false, need, why: `it needs ~${formatBytes(need)} of memory and only ${formatBytes(Math.max(0, memoryHeadroom))} is left before the memory limit` };
+  }
+  if (diskFree !== null && diskFree < 2 * heapUsed) {
+    return { ok: false, need, why: `the file needs ~${formatBytes(2 * heapUsed)} and only ${formatBytes(diskFree)} is free on its disk` };
+  }
+  return { ok: true, need };
+}

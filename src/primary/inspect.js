@@ -4,7 +4,11 @@ import { KIND } from '../protocol.js';
 import { NodesupError } from '../errors.js';
 import { STATES } from '../constants.js';
 import { parseSlot } from '../slot.js';
+import fs from 'node:fs';
+import path from 'node:path';
 import { countAnonMappings } from '../proc/memory.js';
+import { readCgroup, readMemAvailable } from '../proc/cgroup.js';
+import { snapshotRoom } from '../core/fit.js';
 import { workerTrend, stepOf, gcShare } from '../core/worker-trend.js';
 import { detectLeak } from '../core/leak-detector.js';
 import { advise } from '../core/advice.js';
@@ -37,6 +41,32 @@ export async function inspectWorker({ slots, pool, config, cgroupLimit, now }, r
       limits, cgroupLimit, heapSpaces: detail?.heapSpaces?.map((x) => ({ space_name: x.name, space_size: x.size })) ?? null,
     }) : [],
   };
-  if (heapSnapshot) report.heapSnapshot = await pool.request(h, KIND.HEAP_SNAPSHOT, { file: heapSnapshot }, 120_000);
+  if (heapSnapshot) report.heapSnapshot = await takeHeapSnapshot(pool, h, heapSnapshot, slot);
   return report;
+}
+
+// A heap snapshot costs about the heap's size again in the worker, and a file as large: refused,
+// with the cheaper way named, when the container or the disk has no room for it.
+async function takeHeapSnapshot(pool, h, file, slot) {
+  const cg = readCgroup();
+  const memoryHeadroom = cg.memoryLimit !== null && cg.memoryCurrent !== null ? cg.memoryLimit - cg.memoryCurrent : readMemAvailable();
+  const room = snapshotRoom({ heapUsed: h.window.last()?.heapUsed ?? null, memoryHeadroom, diskFree: diskFree(path.dirname(file)) });
+  if (!room.ok) {
+    throw new NodesupError('NODESUP_ERR_NO_ROOM',
+      `heap snapshot refused: ${room.why}; \`nodesup inspect ${slot}\` names the code that retains memory from the sampling heap profile, at a fraction of the cost`);
+  }
+  const r = await pool.request(h, KIND.HEAP_SNAPSHOT, { file }, 120_000);
+  if (!r?.file) throw new NodesupError('NODESUP_ERR_CONTROL', `the heap snapshot of slot ${slot} failed or took over 120 s; nothing was written to ${file}`);
+  let bytes = null;
+  try { bytes = fs.statSync(r.file).size; } catch { /* removed already */ }
+  return { file: r.file, bytes };
+}
+
+function diskFree(dir) {
+  try {
+    const s = fs.statfsSync(dir);
+    return s.bavail * s.bsize;
+  } catch {
+    return null;
+  }
 }

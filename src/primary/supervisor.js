@@ -243,6 +243,8 @@ export class Supervisor {
     // Keys bound at start keep their running values; the reload says so.
     const applied = { ...next, name: this.config.name, metrics: this.config.metrics, log: this.config.log, tui: this.config.tui };
     this.#apply(applied);
+    // The over-commit check runs again against the new limits and worker count.
+    this.policy = { ...this.policy, advised: this.policy.advised.filter((code) => code !== 'overcommit') };
     this.emit('info', {
       event: EVENTS.CONFIG_RELOAD, file, changed: diff.changed, applied: rolling ? 'rolling' : 'live',
       ...(diff.workers ? { workers: diff.workers } : {}), ...(diff.needsRestart.length ? { needsRestart: diff.needsRestart } : {}),

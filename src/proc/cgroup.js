@@ -65,6 +65,12 @@ export function readOomKills(root = process.env.NODESUP_CGROUP_ROOT ?? DEFAULT_C
   }
 }
 
+/** The host's MemAvailable in bytes (/proc/meminfo), or null: the budget where no cgroup limit is set. */
+export function readMemAvailable() {
+  const m = /^MemAvailable:\s+(\d+) kB$/m.exec(readText('/proc/meminfo') ?? '');
+  return m ? Number(m[1]) * 1024 : null;
+}
+
 function layout(root) {
   if (!layouts.has(root)) layouts.set(root, locate(root));
   return layouts.get(root);

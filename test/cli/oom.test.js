@@ -5,7 +5,7 @@ import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startCli, app, freePort, scratch } from '../helpers/cli.js';
+import { startCli, runCli, app, freePort, scratch } from '../helpers/cli.js';
 
 const V2 = fileURLToPath(new URL('../fixtures/cgroup/v2', import.meta.url));
 
@@ -64,6 +64,31 @@ test('over-commit: no limits.rss, workers × the V8 heap limit over the containe
   });
   const a = await run.waitFor((e) => e.event === 'worker.advice' && e.code === 'overcommit', { what: 'overcommit advice' });
   t.regex(a.msg, /V8 heap limit .* > container limit 512 MiB: nodeArgs \['--max-old-space-size=\d+'\]/);
+  run.child.kill('SIGTERM');
+  t.is((await run.exited).exitCode, 0);
+});
+
+test('inspect --heap-snapshot refuses, exit 1 and one line, when the container has no room for it; nothing written', async (t) => {
+  const cg = fakeCgroup(t);
+  // 512 MiB limit, 511.9 MiB in use: no room for a snapshot of any heap.
+  fs.writeFileSync(path.join(cg.dir, 'memory.current'), String(512 * 1024 * 1024 - 100 * 1024));
+  const port = await freePort();
+  const run = startCli(t, [app('http.js'), '-w', '1', '--metrics', 'false', '--poll-interval', '250ms', '--name', 'snap'], { env: { PORT: String(port), NODESUP_CGROUP_ROOT: cg.dir } });
+  await run.waitFor((e) => e.event === 'worker.ready', { what: 'ready' });
+  await run.waitForStatus((s) => s.slots[0]?.last?.heapUsed > 0, { what: 'a sample' });
+  const file = path.join(scratch(), 'w.heapsnapshot');
+  const r = await runCli(['inspect', '0', 'snap', '--heap-snapshot', file], { env: { NODESUP_RUN_DIR: run.runDir, NODESUP_CGROUP_ROOT: cg.dir } });
+  t.is(r.exitCode, 1);
+  t.regex(r.stderr, /^nodesup: heap snapshot refused: it needs ~.* of memory and only 100 KiB is left before the memory limit; `nodesup inspect 0` names/);
+  t.is(r.stderr.trim().split('\n').length, 1);
+  t.false(fs.existsSync(file));
+
+  fs.writeFileSync(path.join(cg.dir, 'memory.current'), String(64 * 1024 * 1024));
+  const ok = await runCli(['inspect', '0', 'snap', '--heap-snapshot', file, '--json'], { env: { NODESUP_RUN_DIR: run.runDir, NODESUP_CGROUP_ROOT: cg.dir } });
+  t.is(ok.exitCode, 0, ok.stderr);
+  const report = JSON.parse(ok.stdout);
+  t.is(report.heapSnapshot.file, file);
+  t.is(report.heapSnapshot.bytes, fs.statSync(file).size, 'the size is reported');
   run.child.kill('SIGTERM');
   t.is((await run.exited).exitCode, 0);
 });

@@ -30,3 +30,12 @@ test('oomAdvice: names the rss limit to set, or the fleet when each limit alread
   t.regex(oomAdvice({ slot: 0, lastRss: null, rssLimit: 200 * MiB, cgroupLimit: GiB, workers: 2 }).message, /together overflow it; set limits\.totalRss/);
   t.regex(oomAdvice({ slot: 0, lastRss: null, rssLimit: null, cgroupLimit: null, workers: 2 }).message, /killed by the kernel's OOM killer: set limits\.rss/);
 });
+
+test('snapshotRoom: refused with the reason when memory or disk is short; unknown budgets do not refuse', async (t) => {
+  const { snapshotRoom } = await import('../../src/core/fit.js');
+  t.like(snapshotRoom({ heapUsed: 100 * MiB, memoryHeadroom: 400 * MiB, diskFree: 10 * GiB }), { ok: true, need: 150 * MiB });
+  t.regex(snapshotRoom({ heapUsed: 100 * MiB, memoryHeadroom: 120 * MiB, diskFree: null }).why, /needs ~150 MiB of memory and only 120 MiB is left/);
+  t.regex(snapshotRoom({ heapUsed: 100 * MiB, memoryHeadroom: null, diskFree: 150 * MiB }).why, /file needs ~200 MiB and only 150 MiB is free/);
+  t.true(snapshotRoom({ heapUsed: 100 * MiB, memoryHeadroom: null, diskFree: null }).ok);
+  t.false(snapshotRoom({ heapUsed: null, memoryHeadroom: GiB, diskFree: GiB }).ok);
+});
