@@ -27,6 +27,9 @@ export const REASONS = Object.freeze({
 /** Reasons that are about memory: a full GC may make them go away (DESIGN §4 step 2). */
 export const MEMORY_REASONS = new Set([REASONS.RSS, REASONS.HEAP, REASONS.NATIVE, REASONS.TOTAL_RSS]);
 
+/** Why a worker leaves that is not a recycle: a stop, or a replacement that was not needed or not ready. */
+export const RETIRE = Object.freeze({ STOP: 'stop', SPARE: 'spare' });
+
 /** Why a worker was spawned. */
 export const SPAWN_CAUSES = Object.freeze({ INITIAL: 'initial', REPLACE: 'replace', RESTART: 'restart' });
 
@@ -44,6 +47,7 @@ export const EVENTS = Object.freeze({
   // Beyond DESIGN's list, each one a warning a user can grep for:
   LIMIT_BELOW_BASELINE: 'limit.below-baseline',
   RECYCLE_FAILED: 'recycle.failed',
+  RECYCLE_SKIPPED: 'recycle.skipped',
   ADVICE: 'worker.advice',
   OUTPUT_DROPPED: 'output.dropped',
   CONFIG_RELOAD: 'config.reload',

@@ -43,6 +43,7 @@ export default {
     readyTimeout: '30s',             // the replacement must be listening (or call ready()) within this
     killTimeout: '10s',              // drain time for the old worker before SIGTERM, then SIGKILL
     maxConcurrent: 1,                // slots recycling at once; the others keep serving
+    predictive: true,                // start the replacement early when a worker will cross limits.rss sooner than one starts
   },
 
   restart: {

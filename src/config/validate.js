@@ -96,6 +96,7 @@ const recycle = z.strictObject({
   readyTimeout: timer(1).prefault('30s'),
   killTimeout: timer().prefault('10s'),
   maxConcurrent: positiveInt().default(1),
+  predictive: z.boolean({ error: 'true or false' }).default(true),
 }, { error: 'an object' });
 
 const restart = z.strictObject({

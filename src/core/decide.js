@@ -3,7 +3,7 @@
 // What it must remember between ticks (when a worker first went over, which warnings were
 // given, the slot's streak of young workers over a limit) lives in the state it returns.
 import { EVENTS, MEMORY_REASONS, REASONS } from '../constants.js';
-import { evaluateWorker, evaluateFleet, baselineHold } from './policy.js';
+import { evaluateWorker, evaluateFleet, baselineHold, predictCrossing } from './policy.js';
 import { detectLeak } from './leak-detector.js';
 import { advise } from './advice.js';
 import { workerTrend, gcShare } from './worker-trend.js';
@@ -27,6 +27,7 @@ import { overcommit } from './fit.js';
  * @property {number} jitterDraw
  * @property {import('./sample-window.js').SampleWindow} window
  * @property {boolean} held  a failed recycle's cooldown: judged for nothing, remembered still
+ * @property {number|null} [predictionMissedAt]  when a predicted crossing of this worker last did not come
  *
  * @typedef {{level:'info'|'warn'|'error', fields:{event:string}&object, msg:string}} Notice
  * @typedef {{slot:number, pid:number, reason:string, value:number|null, limit:number|null, kind?:string, trend?:object}} Verdict
@@ -42,7 +43,8 @@ export function newPolicyState(slots) {
  * @param {PolicyState} state
  * @param {WorkerView[]} workers  the current, ready worker of each slot
  * @param {number} now
- * @param {{config: import('../types.js').Config, totalLimit: number|null, cgroupLimit: number|null}} ctx
+ * @param {{config: import('../types.js').Config, totalLimit: number|null, cgroupLimit: number|null, startupMs?: number|null}} ctx
+ *   startupMs: how long the app's workers took to become ready lately (for predictive replacement)
  * @returns {{state: PolicyState, verdicts: Verdict[], notices: Notice[]}}
  */
 export function decide(state, workers, now, ctx) {
@@ -55,7 +57,7 @@ export function decide(state, workers, now, ctx) {
     next.workers[w.pid] = mine;
     if (w.held) continue;
     adviceNotices(w, now, ctx, next.advised, notices);
-    const v = workerVerdict(w, mine, next.slots[w.slot], now, config, notices);
+    const v = workerVerdict(w, mine, next.slots[w.slot], now, config, notices) ?? prediction(w, now, ctx);
     if (v) verdicts.push({ slot: w.slot, pid: w.pid, trend: workerTrend(w, config, now), ...v });
   }
   fitNotice(workers, ctx, next.advised, notices);
@@ -68,6 +70,15 @@ export function decide(state, workers, now, ctx) {
 
 function newWorkerPolicy() {
   return { firstOverAt: null, firstOverValue: null, baselineWarned: false, leakWarnedAt: null };
+}
+
+// Predictive replacement. A prediction that did not come true (its spare was retired) is not
+// tried again for this long, so a worker that rises and levels off costs one spare, not one a tick.
+const PREDICT_AGAIN_MS = 60_000;
+
+function prediction(w, now, { config, startupMs = null }) {
+  if (!config.recycle.predictive || (w.predictionMissedAt != null && now - w.predictionMissedAt < PREDICT_AGAIN_MS)) return null;
+  return predictCrossing(w.window, config.limits.rss, now, { startupMs, pollInterval: config.pollInterval, readyAt: w.readyAt });
 }
 
 // A limit first (a memory verdict may be held back when the limit sits below the app's baseline),

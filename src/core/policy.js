@@ -1,6 +1,7 @@
 // Per-worker verdicts: from a worker's sample history, its limits and `now`, should it go, and why?
 // Pure: the shell passes in everything, including the per-worker jitter draw.
 import { REASONS } from '../constants.js';
+import { linearTrend, projectTimeToLimit } from './trend.js';
 
 /** @typedef {import('../types.js').Sample} Sample @typedef {import('../types.js').Limits} Limits */
 
@@ -33,6 +34,34 @@ export function evaluateWorker(w, config, now) {
     if (last?.requests != null && last.requests >= maxRequests) return verdict(REASONS.MAX_REQUESTS, last.requests, maxRequests);
   }
   return null;
+}
+
+/**
+ * A worker that will cross limits.rss sooner than a replacement takes to become ready: the
+ * replacement should start now, so the old worker can be drained at the crossing instead of a
+ * startup later. From the tree RSS of the last few seconds (a fast leak is seconds from its limit):
+ * a steady rise (r2 ≥ 0.8) projected to the limit within the startup time and two polls.
+ * @param {import('./sample-window.js').SampleWindow} window
+ * @param {number|null} rssLimit
+ * @param {number} now
+ * @param {{startupMs:number|null, pollInterval:number}} o  startupMs: the app's recent startup time
+ * @returns {{reason:string, value:number, limit:number, predictive:true, crossingInMs:number}|null}
+ */
+export function predictCrossing(window, rssLimit, now, { startupMs, pollInterval, readyAt = -Infinity }) {
+  if (rssLimit === null || startupMs === null) return null;
+  const horizonMs = startupMs + 2 * pollInterval;
+  // Not from the first half second after readiness: a process's own start-up growth is not a leak.
+  const points = window.series('treeRss', Math.max(now - Math.max(3000, 4 * pollInterval), readyAt + 500));
+  const fit = linearTrend(points);
+  if (!fit || fit.n < 3 || fit.r2 < 0.8 || !(fit.slope > 0)) return null;
+  const current = points[points.length - 1][1];
+  if (current >= rssLimit) return null; // over already: the plain verdict's business
+  // A worker that started near its limit is below-baseline's business (a hold), not a leak's.
+  const first = window.series('treeRss', readyAt)[0];
+  if (!first || first[1] > 0.75 * rssLimit) return null;
+  const inSec = projectTimeToLimit(current, fit.slope, rssLimit);
+  if (inSec === null || inSec * 1000 > horizonMs) return null;
+  return { reason: REASONS.RSS, value: current, limit: rssLimit, predictive: true, crossingInMs: Math.round(inSec * 1000) };
 }
 
 /** Which memory limit the latest sample is over, sustained for limits.sustain, or null. */

@@ -31,6 +31,12 @@ export function sampleOne(pool, h, stats, { detail, now }) {
   return record(pool, h, buildSample(now(), h.pid, proc, stats), proc);
 }
 
+/** h's process tree RSS now, from statm (no sample kept): for watching a crossing closely. */
+export function treeRssNow(h) {
+  const proc = readTree(h, false);
+  return proc.own ? proc.own.rss + proc.childrenRss : null;
+}
+
 function record(pool, h, sample, proc) {
   if (proc.tree) pool.rememberTree(h, proc.tree, { replace: true });
   h.window.push(sample);

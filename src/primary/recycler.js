@@ -4,7 +4,7 @@
 // SIGKILL to its whole tree after killTimeout.
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import { EVENTS, MEMORY_REASONS, SPAWN_CAUSES, STATES } from '../constants.js';
+import { EVENTS, MEMORY_REASONS, RETIRE, SPAWN_CAUSES, STATES } from '../constants.js';
 import { KIND } from '../protocol.js';
 import { treeOf, rememberTree, wholeTreeNow, signalAll, stillAlive } from './kill-tree.js';
 
@@ -13,6 +13,7 @@ export const KILL_GRACE_MS = 2000;
 const GC_TIMEOUT_MS = 10_000; // a full GC of a multi-GB heap takes seconds
 const GC_SETTLE_STEPS = 10;
 const GC_SETTLE_STEP_MS = 100;
+const CROSSING_PROBE_MS = 50;
 
 export class Recycler extends EventEmitter {
   /**
@@ -24,6 +25,7 @@ export class Recycler extends EventEmitter {
    * @param {(slot:number, cause:string) => any} o.spawn
    * @param {(h:any, stats:object|null, o:{detail:boolean}) => object} o.sample  one sample of h now (the poller's)
    * @param {(h:any, verdict:object, sample:object) => boolean} o.stillOver  re-check after a GC
+   * @param {(h:any) => number|null} o.treeRss  h's process tree RSS now, from /proc (the poller's)
    * @param {() => boolean} o.isStopping
    * @param {() => number} o.now
    */
@@ -35,6 +37,10 @@ export class Recycler extends EventEmitter {
     /** @type {WeakMap<object, number>} when each worker last had a GC before a recycle */
     this.lastGcAt = new WeakMap();
     this.gcMinIntervalMs = Math.max(60_000, 30 * o.config.pollInterval);
+    /** @type {WeakMap<object, number>} when a predicted crossing of each worker last did not come */
+    this.missedAt = new WeakMap();
+    /** Recent drain times (drain → exit), ms: a predicted crossing is met that much early. */
+    this.drains = [];
   }
 
   /** Room for one more recycle now (maxConcurrent), and the slot not already recycling. */
@@ -53,7 +59,8 @@ export class Recycler extends EventEmitter {
 
   /**
    * Replace the worker in `slot` for verdict v. Resolves with what happened:
-   * 'recycled' | 'gc' (a full GC brought it under) | 'failed' (replacement not ready) | 'skipped'.
+   * 'recycled' | 'gc' (a full GC brought it under) | 'failed' (replacement not ready) | 'skipped' |
+   * 'spare' (a predicted crossing did not come: the early replacement was retired, the old one stays).
    */
   async recycle(slot, v) {
     const s = this.slots[slot];
@@ -62,18 +69,14 @@ export class Recycler extends EventEmitter {
     this.busy.add(slot);
     const decidedAt = this.now();
     try {
-      if (this.config.gcBeforeRecycle && MEMORY_REASONS.has(v.reason) && decidedAt - (this.lastGcAt.get(old) ?? -Infinity) >= this.gcMinIntervalMs) {
+      // A predicted crossing is met by a ready replacement, not a GC that would only delay it.
+      if (!v.predictive && this.config.gcBeforeRecycle && MEMORY_REASONS.has(v.reason) && decidedAt - (this.lastGcAt.get(old) ?? -Infinity) >= this.gcMinIntervalMs) {
         this.lastGcAt.set(old, decidedAt);
         if (await this.#gcHelped(old, v)) return 'gc';
       }
       // The GC took time: a stop may have begun, and a replacement forked now would outlive it.
       if (this.isStopping() || old.state !== STATES.READY) return 'skipped';
-      const last = old.window.last();
-      const { slot: _slot, pid: _pid, reason, value, limit, trend = null, ...explained } = v;
-      this.report('warn', {
-        event: EVENTS.WORKER_RECYCLE, slot, pid: old.pid, reason, value, limit,
-        uptimeMs: decidedAt - old.startedAt, memory: breakdown(last), trend, ...explained,
-      });
+      if (!v.predictive) this.#announce(slot, old, v, decidedAt);
       const next = this.spawn(slot, SPAWN_CAUSES.REPLACE);
       if (!(await this.pool.whenReady(next, this.config.recycle.readyTimeout))) {
         // A stop during the replacement's startup is not a failure of the app.
@@ -81,8 +84,27 @@ export class Recycler extends EventEmitter {
         this.report(cancelled ? 'info' : 'error', { event: EVENTS.RECYCLE_FAILED, slot, pid: old.pid, reason: v.reason, replacementPid: next.pid, readyTimeoutMs: this.config.recycle.readyTimeout, cancelled },
           cancelled ? `slot ${slot}: recycle cancelled by the stop` : `slot ${slot}: replacement not ready within readyTimeout; the old worker keeps serving`);
         s.cooldownUntil = this.now() + this.config.recycle.readyTimeout;
-        await this.retire(next, { reason: v.reason, decidedAt });
+        await this.retire(next, { reason: RETIRE.SPARE, decidedAt });
         return 'failed';
+      }
+      if (v.predictive) {
+        // The replacement serves beside the old worker until the old one crosses its limit; a
+        // crossing that does not come within twice its forecast costs the spare, never a request.
+        const readyAt = this.now();
+        const deadline = Math.max(decidedAt + 2 * v.crossingInMs, readyAt) + 2 * this.config.pollInterval;
+        // The old worker goes on growing while it drains: drain it that much before the limit.
+        const perMs = v.crossingInMs > 0 ? Math.max(0, v.limit - v.value) / v.crossingInMs : 0;
+        const drainMs = this.drains.length ? Math.max(...this.drains) : 0;
+        const at = Math.max(v.limit * 0.9, v.limit - perMs * drainMs);
+        const crossedAt = await this.#crossing(old, at, deadline);
+        if (crossedAt === null) {
+          this.missedAt.set(old, this.now());
+          this.report('info', { event: EVENTS.RECYCLE_SKIPPED, slot, pid: old.pid, reason: v.reason, predictive: true, sparePid: next.pid, limit: v.limit },
+            `slot ${slot}: the predicted ${v.reason} crossing did not come; the early replacement is retired`);
+          await this.retire(next, { reason: RETIRE.SPARE, decidedAt });
+          return 'spare';
+        }
+        this.#announce(slot, old, { ...v, value: this.treeRss(old) ?? v.value, leadMs: crossedAt - readyAt }, decidedAt);
       }
       if (s.current === old) s.current = next;
       await this.retire(old, { reason: v.reason, decidedAt });
@@ -90,6 +112,26 @@ export class Recycler extends EventEmitter {
     } finally {
       this.busy.delete(slot);
       this.emit('freed');
+    }
+  }
+
+  #announce(slot, old, v, decidedAt) {
+    const { slot: _slot, pid: _pid, reason, value, limit, trend = null, ...explained } = v;
+    this.report('warn', {
+      event: EVENTS.WORKER_RECYCLE, slot, pid: old.pid, reason, value, limit,
+      uptimeMs: decidedAt - old.startedAt, memory: breakdown(old.window.last()), trend, ...explained,
+    });
+  }
+
+  // Resolves with the time h's tree crossed `limit` (or left READY), or null at the deadline.
+  // Read from /proc every CROSSING_PROBE_MS: a 20 MB/s leak moves 1 MB between reads.
+  async #crossing(h, limit, deadline) {
+    for (;;) {
+      if (h.state !== STATES.READY || this.isStopping()) return this.now();
+      const rss = this.treeRss(h);
+      if (rss !== null && rss >= limit) return this.now();
+      if (this.now() >= deadline) return null;
+      await delay(CROSSING_PROBE_MS);
     }
   }
 
@@ -132,6 +174,10 @@ export class Recycler extends EventEmitter {
     const timer = setTimeout(() => this.forceKill(h), this.config.recycle.killTimeout);
     const info = await h.exited;
     clearTimeout(timer);
+    if (!h.forced && h.drainStartedAt !== null) {
+      this.drains.push(this.now() - h.drainStartedAt);
+      if (this.drains.length > 5) this.drains.shift();
+    }
     return info;
   }
 

@@ -1,7 +1,7 @@
 // The composition root of the primary: wires the pool, the poll loop, the policies, the recycler,
 // crash restarts and shutdown. Decisions come from src/core; this file only sequences them.
 import { EventEmitter } from 'node:events';
-import { EVENTS, REASONS, SPAWN_CAUSES, STATES } from '../constants.js';
+import { EVENTS, REASONS, RETIRE, SPAWN_CAUSES, STATES } from '../constants.js';
 import { NodesupError } from '../errors.js';
 import { memoryVerdict, resolveTotalLimit, evaluateFleet } from '../core/policy.js';
 import { restartDelay, crashesInWindow, shouldGiveUp } from '../core/backoff.js';
@@ -12,15 +12,16 @@ import { parseSlot } from '../slot.js';
 import { readCgroup, readOomKills } from '../proc/cgroup.js';
 import { oomAdvice } from '../core/fit.js';
 import { Pool } from './pool.js';
-import { sampleOne } from './poller.js';
+import { sampleOne, treeRssNow } from './poller.js';
 import { Recycler } from './recycler.js';
 import { runTick, servingWorkers } from './tick.js';
 import { buildSnapshot } from './snapshot.js';
 import { startOrphanGuard } from './orphan-guard.js';
 import { createHistory } from '../report/history.js';
 
-// The reason a stop retires its workers with: a planned exit, but not a recycle.
-const STOP = 'stop';
+const STOP = RETIRE.STOP;
+// Planned exits that are not recycles: a stop's, a scale-down's, a spare's.
+const NOT_RECYCLES = new Set(Object.values(RETIRE));
 
 export class Supervisor {
   /**
@@ -41,6 +42,8 @@ export class Supervisor {
     this.forced = false;
     this.crashTimes = [];
     this.policy = newPolicyState(config.workers);
+    // The app's recent startup times (spawn → ready), newest last: what a replacement will take.
+    this.startups = [];
     // The recent ticks only: a summary over startup would say little about steady cost.
     this.pollStats = new DurationRing(120);
     this.cgroup = readCgroup();
@@ -56,6 +59,7 @@ export class Supervisor {
       report: (level, fields, msg) => this.emit(level, fields, msg),
       spawn: (slot, cause) => this.#spawn(slot, cause),
       sample: (h, stats, { detail }) => sampleOne(this.pool, h, stats, { detail, now }),
+      treeRss: treeRssNow,
       stillOver: (h, v) => (v.reason === REASONS.TOTAL_RSS
         ? evaluateFleet(servingWorkers(this.slots, now()).map((w) => ({ slot: w.slot, sample: w.window.last() })), this.totalLimit) !== null
         : memoryVerdict(h.window, { ...this.config.limits, sustain: 0 }, now()) !== null),
@@ -103,6 +107,8 @@ export class Supervisor {
     this.emit('info', { event: EVENTS.WORKER_READY, slot: h.slot, pid: h.pid, startupMs: h.readyAt - h.startedAt }, `slot ${h.slot}: pid ${h.pid} ready`);
     const s = this.slots[h.slot];
     if (s?.current === h) s.consecutiveCrashes = 0;
+    this.startups.push(h.readyAt - h.startedAt);
+    if (this.startups.length > 5) this.startups.shift();
   }
 
   #onExit(h, { code, signal }) {
@@ -114,7 +120,7 @@ export class Supervisor {
       drainMs: h.drainStartedAt ? now - h.drainStartedAt : null,
     };
     // A recycle's exit carries its reason (and is counted as one); a stop's does not.
-    if (planned && h.retiring.reason !== STOP) Object.assign(fields, { reason: h.retiring.reason, recycleMs: now - h.retiring.decidedAt });
+    if (planned && !NOT_RECYCLES.has(h.retiring.reason)) Object.assign(fields, { reason: h.retiring.reason, recycleMs: now - h.retiring.decidedAt });
     if (h.notReady) fields.notReady = true;
     const oomKill = this.#oomKilled(h, signal);
     if (oomKill) fields.oomKill = true;
@@ -191,6 +197,8 @@ export class Supervisor {
     const { policy, pollMs } = await runTick({
       pool: this.pool, slots: this.slots, recycler: this.recycler, config: this.config, now: this.now,
       policy: this.policy, totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit,
+      // The slowest of the last few: a forecast that allows too little time overshoots the limit.
+      startupMs: this.startups.length ? Math.max(...this.startups) : null,
       report: (level, fields, msg) => this.emit(level, fields, msg), isStopping: () => Boolean(this.stopping),
     });
     this.policy = policy;

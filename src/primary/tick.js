@@ -17,6 +17,7 @@ import { pollOnce } from './poller.js';
  * @param {import('../types.js').Config} o.config
  * @param {import('../core/decide.js').PolicyState} o.policy
  * @param {number|null} o.totalLimit  @param {number|null} o.cgroupLimit
+ * @param {number|null} [o.startupMs]  the app's recent startup time, for predictive replacement
  * @param {() => number} o.now
  * @param {(level:string, fields:object, msg?:string) => void} o.report
  * @param {() => boolean} o.isStopping
@@ -32,7 +33,7 @@ export async function runTick(o) {
   if (o.isStopping()) return { policy: o.policy, pollMs };
 
   const t = now();
-  const { state, verdicts, notices } = decide(o.policy, servingWorkers(o.slots, t), t, { config, totalLimit: o.totalLimit, cgroupLimit: o.cgroupLimit });
+  const { state, verdicts, notices } = decide(o.policy, servingWorkers(o.slots, t, o.recycler), t, { config, totalLimit: o.totalLimit, cgroupLimit: o.cgroupLimit, startupMs: o.startupMs ?? null });
 
   for (const v of planRecycles(verdicts, o.recycler.busy, config.recycle.maxConcurrent)) {
     o.recycler.recycle(v.slot, v).catch((err) => o.report('error', { err, slot: v.slot }, 'recycle failed'));
@@ -42,14 +43,14 @@ export async function runTick(o) {
 }
 
 /** The current, ready worker of each slot, as the decision sees it. */
-export function servingWorkers(slots, now) {
+export function servingWorkers(slots, now, recycler = null) {
   const out = [];
   for (const s of slots) {
     const h = s.current;
     if (!h || h.state !== STATES.READY) continue;
     out.push({
       slot: s.slot, pid: h.pid, startedAt: h.startedAt, readyAt: h.readyAt, lastReplyAt: h.lastReplyAt,
-      jitterDraw: h.jitterDraw, window: h.window, held: now < s.cooldownUntil,
+      jitterDraw: h.jitterDraw, window: h.window, held: now < s.cooldownUntil, predictionMissedAt: recycler?.missedAt.get(h) ?? null,
     });
   }
   return out;

@@ -19,7 +19,9 @@ test('a leaking app under 16 keep-alive connections: several memory recycles, ze
   t.true(recycles.length >= 2, `at least two memory recycles (got ${recycles.length})`);
   for (const r of recycles) {
     t.is(r.reason, 'rss');
-    t.true(r.value > r.limit);
+    // A predicted crossing is drained just before the limit, by the drain time at the leak's rate.
+    if (r.predictive) t.true(r.value >= 0.9 * r.limit && r.crossingInMs >= 0);
+    else t.true(r.value > r.limit);
     t.is(typeof r.memory.heapUsed, 'number');
   }
   t.is(r.failed, 0, 'no request failed, timed out, got a non-2xx or was lost with its connection');

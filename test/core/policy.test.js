@@ -94,3 +94,28 @@ test('baselineHold: over at the first samples holds, with a grace that doubles p
   t.deepEqual(baselineHold({ readyAt: 0, firstOverAt: 1000, firstOverValue: 100, value: 150 }, { streak: 0 }, 3000, o), { young: false, graceMs: 30_000, hold: false }, 'still growing: a fast leak, not a big start');
   t.true(baselineHold({ readyAt: 0, firstOverAt: 1000, firstOverValue: 100, value: 110 }, { streak: 0 }, 3000, o).hold);
 });
+
+test('predictCrossing: a steady rise projected over limits.rss within the startup time and two polls; not a flat, falling or noisy one', async (t) => {
+  const { predictCrossing } = await import('../../src/core/policy.js');
+  const { SampleWindow } = await import('../../src/core/sample-window.js');
+  const MB = 1024 * 1024;
+  const win = (values) => {
+    const w = new SampleWindow({ maxAgeMs: 60_000 });
+    values.forEach((v, i) => w.push({ t: 10_000 + i * 1000, treeRss: v * MB }));
+    return w;
+  };
+  const o = { startupMs: 500, pollInterval: 1000, readyAt: 0 };
+  const now = 13_000;
+  const p = predictCrossing(win([60, 80, 100, 120]), 150 * MB, now, o);
+  t.like(p, { reason: 'rss', predictive: true, value: 120 * MB, limit: 150 * MB });
+  t.is(p.crossingInMs, 1500, '30 MB left at 20 MB/s');
+  t.is(predictCrossing(win([60, 70, 80, 90]), 150 * MB, now, o), null, '6 s away: later than a startup and two polls');
+  t.is(predictCrossing(win([120, 120, 120, 120]), 150 * MB, now, o), null, 'flat');
+  t.is(predictCrossing(win([140, 120, 100, 80]), 150 * MB, now, o), null, 'falling');
+  t.is(predictCrossing(win([60, 130, 70, 125]), 150 * MB, now, o), null, 'a sawtooth is not a steady rise');
+  t.is(predictCrossing(win([60, 80, 100, 160]), 150 * MB, now, o), null, 'over already: the plain verdict');
+  t.is(predictCrossing(win([60, 80, 100, 120]), 150 * MB, now, { ...o, startupMs: null }), null, 'no startup measured yet');
+  t.is(predictCrossing(win([60, 80, 100, 120]), null, now, o), null, 'no rss limit');
+  t.is(predictCrossing(win([60, 80, 100, 120]), 150 * MB, now, { ...o, readyAt: 12_000 }), null, 'the first half second after readiness is not judged');
+  t.is(predictCrossing(win([120, 126, 132, 138]), 150 * MB, now, { ...o, startupMs: 10_000 }), null, 'started near its limit: a baseline matter, not a leak');
+});

@@ -31,7 +31,7 @@ function fakeWorld({ workers = 2, heap = () => 50 * MiB, config = CONFIG } = {})
   };
   const slots = handles.map((h) => ({ slot: h.slot, current: h, cooldownUntil: 0 }));
   const started = [];
-  const recycler = { busy: new Set(), recycle: async (slot, v) => { started.push(v); } };
+  const recycler = { busy: new Set(), missedAt: new WeakMap(), recycle: async (slot, v) => { started.push(v); } };
   const reported = [];
   let policy = newPolicyState(workers);
   return {
