@@ -119,13 +119,16 @@ export function buildSample(t, pid, proc, stats) {
     heapTotal,
     heapLimit: stats?.heapLimit ?? null,
     heapPhysical: stats?.heapPhysical ?? null,
-    heapFloor: stats?.heapFloor ?? null,
+    // A leak inside a thread is a heap leak: the threads' heaps are judged with the main one's floor.
+    heapFloor: stats?.heapFloor == null ? null : stats.heapFloor + (stats.threadsHeapUsed ?? 0),
     external,
     arrayBuffers: stats?.arrayBuffers ?? null,
     // external already holds arrayBuffers (DESIGN §2), so it is not subtracted twice. V8's physical
     // heap size, not heapTotal: reserved-but-untouched heap pages are not in RSS and would hide
     // native memory (a 100 MB allocation read native 36 → 7 MB with heapTotal, 36 → 37 with this).
-    native: rss === null || heapTotal === null || external === null ? null : Math.max(0, rss - (stats.heapPhysical ?? heapTotal) - external),
+    // worker_threads' heaps are V8 heaps too, not native memory (where the agent can see them).
+    native: rss === null || heapTotal === null || external === null ? null
+      : Math.max(0, rss - (stats.heapPhysical ?? heapTotal) - external - (stats.threadsHeapPhysical ?? 0)),
     newSpace: stats?.newSpace ?? null,
     gcCount: stats?.gcCount ?? null,
     gcMs: stats?.gcMs ?? null,
@@ -138,6 +141,8 @@ export function buildSample(t, pid, proc, stats) {
     // Per-type active resources ({TCPSocketWrap: 12, Timeout: 40}) and scavenges so far.
     resources: stats?.resources ?? null,
     minorGcCount: stats?.minorGcCount ?? null,
+    threads: stats?.threads ?? null,
+    threadsHeapUsed: stats?.threadsHeapUsed ?? null,
     agent: stats !== null,
   };
 }

@@ -212,6 +212,7 @@ export function breakdown(s) {
   return {
     rss: s.treeRss ?? s.rss, heapUsed: s.heapUsed, heapTotal: s.heapTotal, external: s.external,
     arrayBuffers: s.arrayBuffers, native: s.native, children: s.childrenRss,
+    ...(s.threads ? { threads: s.threads, threadsHeapUsed: s.threadsHeapUsed } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { monitorEventLoopDelay, performance, PerformanceObserver, constants as p
 import { KIND, message, isOurs } from '../protocol.js';
 import { descendantsOf } from '../proc/descendants.js';
 import { hooks, runShutdownHooks } from './hooks.js';
+import { watchThreads } from './threads.js';
 
 const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
 const DELAY_RESOLUTION_MS = 10;
@@ -17,7 +18,7 @@ const DELAY_RESOLUTION_MS = 10;
 if (cluster.isWorker && typeof process.send === 'function') start();
 
 function start() {
-  const state = { requests: 0, heapFloor: null, draining: false, servers: new Set(), gc: newGcTotals(), elu: performance.eventLoopUtilization() };
+  const state = { requests: 0, heapFloor: null, draining: false, servers: new Set(), gc: newGcTotals(), elu: performance.eventLoopUtilization(), threads: watchThreads() };
   const delay = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
   delay.enable();
 
@@ -142,6 +143,7 @@ function stats(state, delay, detail) {
     requests: state.requests,
     handles: process.getActiveResourcesInfo().length,
     draining: state.draining,
+    ...state.threads(),
   };
   delay.reset();
   state.heapFloor = null;
