@@ -25,7 +25,7 @@ test('an empty config is every default, normalised', (t) => {
     limits: { rss: null, heapUsed: null, native: null, totalRss: null, maxAge: null, maxRequests: null, jitter: 0.1, sustain: 0 },
     leak: { window: 300_000, minGrowth: (2 * MiB) / 60, action: 'recycle' },
     gcBeforeRecycle: true,
-    recycle: { readyTimeout: 30_000, killTimeout: 10_000, maxConcurrent: 1 },
+    recycle: { readyTimeout: 30_000, killTimeout: 10_000, maxConcurrent: 1, predictive: true },
     restart: { initialDelay: 100, maxDelay: 30_000, maxCrashes: 10, crashWindow: 60_000 },
     unresponsive: { timeout: 15_000 },
     metrics: { host: '127.0.0.1', port: 9209 },
@@ -51,7 +51,7 @@ test('a partial nested object keeps the other defaults', (t) => {
   t.is(c.limits.rss, 300 * MiB);
   t.is(c.limits.jitter, 0.1);
   t.is(c.limits.heapUsed, null);
-  t.deepEqual(c.recycle, { readyTimeout: 30_000, killTimeout: 2000, maxConcurrent: 1 });
+  t.deepEqual(c.recycle, { readyTimeout: 30_000, killTimeout: 2000, maxConcurrent: 1, predictive: true });
 });
 
 // [config, path, expected normalised value]
@@ -86,7 +86,7 @@ const good = [
   [{ leak: { window: '10m', minGrowth: '1mb/s', action: 'warn' } }, 'leak', { window: 600_000, minGrowth: MiB, action: 'warn' }],
   [{ leak: { action: 'warn' } }, 'leak.window', 300_000],
   [{ gcBeforeRecycle: false }, 'gcBeforeRecycle', false],
-  [{ recycle: { readyTimeout: '1m', killTimeout: 0, maxConcurrent: 2 } }, 'recycle', { readyTimeout: 60_000, killTimeout: 0, maxConcurrent: 2 }],
+  [{ recycle: { readyTimeout: '1m', killTimeout: 0, maxConcurrent: 2 } }, 'recycle', { readyTimeout: 60_000, killTimeout: 0, maxConcurrent: 2, predictive: true }],
   [{ restart: { initialDelay: '1s', maxDelay: '1m', maxCrashes: 3, crashWindow: '5m' } }, 'restart', { initialDelay: 1000, maxDelay: 60_000, maxCrashes: 3, crashWindow: 300_000 }],
   [{ unresponsive: false }, 'unresponsive', false],
   [{ unresponsive: { timeout: '30s' } }, 'unresponsive', { timeout: 30_000 }],

@@ -5,7 +5,7 @@ export const SECTIONS = {
   '': ['name', 'script', 'args', 'env', 'nodeArgs', 'workers', 'pollInterval', 'limits', 'leak', 'gcBeforeRecycle', 'recycle', 'restart', 'unresponsive', 'metrics', 'log', 'tui'],
   limits: ['rss', 'heapUsed', 'native', 'totalRss', 'maxAge', 'maxRequests', 'jitter', 'sustain'],
   leak: ['window', 'minGrowth', 'action'],
-  recycle: ['readyTimeout', 'killTimeout', 'maxConcurrent'],
+  recycle: ['readyTimeout', 'killTimeout', 'maxConcurrent', 'predictive'],
   restart: ['initialDelay', 'maxDelay', 'maxCrashes', 'crashWindow'],
   unresponsive: ['timeout'],
   metrics: ['host', 'port'],
@@ -39,7 +39,7 @@ const KEY_KIND = {
   name: 'name', script: 'script', args: 'strings', nodeArgs: 'strings', workers: 'workers', pollInterval: 'duration',
   gcBeforeRecycle: 'bool', tui: 'bool', rss: 'size', heapUsed: 'size', native: 'size', totalRss: 'totalRss', maxAge: 'duration',
   maxRequests: 'count', jitter: 'fraction', sustain: 'duration', window: 'duration', minGrowth: 'rate', action: 'action',
-  readyTimeout: 'duration', killTimeout: 'duration', maxConcurrent: 'count', initialDelay: 'duration', maxDelay: 'duration',
+  readyTimeout: 'duration', killTimeout: 'duration', maxConcurrent: 'count', predictive: 'bool', initialDelay: 'duration', maxDelay: 'duration',
   maxCrashes: 'count', crashWindow: 'duration', timeout: 'duration', host: 'host', port: 'port', level: 'level', format: 'format',
 };
 
