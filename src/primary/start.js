@@ -65,17 +65,22 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
   return sup.forced ? EXIT.RUNTIME : EXIT.OK;
 }
 
+// The screen never handles a signal here: signals.js is their one owner, and a SIGTERM drains like
+// any stop. The screen ends when the supervisor is done, or first when the user quits (q, Ctrl-C in
+// raw mode) or the terminal goes away, and then it asks for the same drain.
 async function runTui(sup) {
   const { runStatusScreen } = await import('../report/status-screen.js');
   const handlers = controlHandlers(sup);
   try {
     await runStatusScreen({
+      stopSignals: [],
+      until: sup.done,
       fetchSnapshot: async () => sup.snapshot(),
       actions: { recycle: (slot) => handlers.recycle({ slot }), reload: () => handlers.reload(), inspect: (slot) => handlers.inspect({ slot }) },
     });
   } catch (err) {
     sup.emit('error', { err }, 'status screen failed');
   } finally {
-    sup.stop('tui');
+    if (!sup.stopping) sup.stop('tui');
   }
 }

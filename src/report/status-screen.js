@@ -13,10 +13,15 @@ const LEAVE = '\x1b[?25h\x1b[?1049l';
 const MESSAGE_MS = 5000;
 const KEYS = { '\x1b[A': 'up', '\x1bOA': 'up', k: 'up', '\x1b[B': 'down', '\x1bOB': 'down', j: 'down', q: 'quit', '\x03': 'interrupt', x: 'recycle', r: 'reload', i: 'inspect' };
 
-/** Live status view until the user quits; rejects when the supervisor is unreachable for failAfterMs. */
+/**
+ * Live status view until the user quits; rejects when the supervisor is unreachable for failAfterMs.
+ * `stopSignals` end the view; inside the supervisor (`start --tui`) they are the primary's to handle,
+ * so it passes none and `until`, which ends the view once the supervisor has stopped.
+ */
 export function runStatusScreen({
   fetchSnapshot, actions = {}, input = process.stdin, output = process.stdout, intervalMs = 1000,
   failAfterMs = 5000, color = output.hasColors?.() ?? false, signals = process,
+  stopSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'], until = null,
 }) {
   return new Promise((resolve, reject) => {
     let snapshot = null;
@@ -70,7 +75,7 @@ export function runStatusScreen({
       clearTimeout(timer);
       input.off('data', onData);
       output.off('resize', onResize);
-      for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) signals.off(sig, onSignal);
+      for (const sig of stopSignals) signals.off(sig, onSignal);
       // The error listeners stay: the leave-screen write to a dead terminal fails later, async.
       input.off('end', onHangup);
       signals.off('exit', restore);
@@ -169,7 +174,8 @@ export function runStatusScreen({
       input.on('data', onData);
       input.resume();
       output.on('resize', onResize);
-      for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) signals.on(sig, onSignal);
+      for (const sig of stopSignals) signals.on(sig, onSignal);
+      until?.then(() => finish(null, { reason: 'stopped' }), (err) => finish(err));
       // The terminal went away (closed window, tmux kill-server): writes fail with EIO. Leave quietly.
       output.on('error', onHangup);
       input.on('error', onHangup);

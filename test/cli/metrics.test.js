@@ -6,6 +6,7 @@ import net from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startCli, runCli, app, freePort, scratch, get } from '../helpers/cli.js';
+import { testWith } from '../helpers/tools.js';
 
 const PER_SLOT = ['rss_bytes', 'heap_used_bytes', 'heap_total_bytes', 'external_bytes', 'native_bytes', 'open_fds',
   'event_loop_utilization', 'event_loop_delay_p99_seconds', 'gc_seconds_total', 'uptime_seconds'].map((n) => `nodesup_worker_${n}`);
@@ -26,7 +27,7 @@ async function scrapeUntil(url, pred, what, timeout = 20_000) {
   }
 }
 
-test('a live supervisor: series for every slot, no pid label, probes, recycle counters, promtool-clean', async (t) => {
+test('a live supervisor: series for every slot, no pid label, probes, recycle counters', async (t) => {
   const mport = await freePort();
   const run = startCli(t, [app('http.js'), '-w', '2', '--metrics', `127.0.0.1:${mport}`, '--poll-interval', '250ms'], { env: { PORT: String(await freePort()) } });
   const base = `http://127.0.0.1:${mport}`;
@@ -62,9 +63,17 @@ test('a live supervisor: series for every slot, no pid label, probes, recycle co
   t.true(value(after, 'nodesup_recycle_duration_seconds_sum') > 0);
   t.is(value(after, 'nodesup_recycles_total{reason="reload",forced="false"}'), 0, 'only the reason that happened');
   t.false(/pid="/.test(after));
+});
 
-  // The real exposition, as Prometheus would scrape it.
-  const check = spawnSync('promtool', ['check', 'metrics'], { input: after, encoding: 'utf8' });
+testWith('promtool')('the live exposition after a recycle passes promtool check metrics', async (t) => {
+  const mport = await freePort();
+  const run = startCli(t, [app('http.js'), '-w', '1', '--metrics', `127.0.0.1:${mport}`, '--poll-interval', '250ms'], { env: { PORT: String(await freePort()) } });
+  const { pid } = await run.waitFor((e) => e.event === 'worker.ready', { what: 'ready' });
+  t.is((await runCli(['recycle', '0'], { env: { NODESUP_RUN_DIR: run.runDir } })).exitCode, 0);
+  await run.waitFor((e) => e.event === 'worker.exit' && e.pid === pid, { what: 'the recycled worker gone' });
+  // The real exposition, as Prometheus would scrape it, with a recycle's histogram filled in.
+  const body = await scrapeUntil(`http://127.0.0.1:${mport}/metrics`, (b) => value(b, 'nodesup_recycle_duration_seconds_count') >= 1, 'the recycle counted');
+  const check = spawnSync('promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
   t.is(check.status, 0, `promtool: ${check.stdout}${check.stderr}`);
 });
 

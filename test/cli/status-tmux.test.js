@@ -1,6 +1,6 @@
 // The live status view in a real terminal: tmux runs a shell, we type the command, read the screen
 // with capture-pane and press keys with send-keys. Each test has its own tmux server (-L).
-import test from 'ava';
+import { testWith } from '../helpers/tools.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
@@ -9,6 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { startCli, app, freePort, scratch, waitGone, alive, BIN } from '../helpers/cli.js';
 import { request } from '../../src/cli/control-client.js';
 
+const test = testWith('tmux');
 const PROMPT = 'tmux-test$'; // PS1 adds a space, which capture-pane trims
 let sessions = 0;
 
@@ -200,3 +201,21 @@ test('nodesup start --tui whose terminal is closed: the supervisor drains and st
   t.true(log.filter((e) => e.event === 'worker.exit').every((e) => e.planned), 'workers were drained, not killed by the hangup');
   t.false(fs.existsSync(`${runDir}/tui.sock`), 'the control socket is gone');
 });
+
+// One owner for signals: the primary's handler drains; the screen only ends when the drain is over.
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  test(`nodesup start --tui sent ${signal}: drains like any stop, no worker forced, exit 0`, async (t) => {
+    const { term, runDir, snap } = await startTui(t);
+    await term.waitFor((s) => snap.slots.every((r) => row(r.slot, r.pid).test(s)), 'a row for every slot with its pid');
+    process.kill(snap.pid, signal);
+    const after = await term.waitFor((s) => exitLine.test(s), `the supervisor to stop after ${signal}`, 30_000);
+    t.is(exitLine.exec(after)[1], '0', 'a clean stop');
+    t.false(anyRow.test(after), 'the alternate screen is gone');
+    t.deepEqual(await waitGone([snap.pid, ...snap.slots.map((s) => s.pid)]), [], 'the primary and every worker exited');
+    const log = fs.readFileSync(`${runDir}/tui.log`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    t.like(log.find((e) => e.event === 'supervisor.stop'), { signal });
+    const exits = log.filter((e) => e.event === 'worker.exit');
+    t.is(exits.length, 2);
+    t.true(exits.every((e) => e.planned && e.forced === false), `drained, not forced: ${JSON.stringify(exits)}`);
+  });
+}

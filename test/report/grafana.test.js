@@ -8,6 +8,7 @@ import path from 'node:path';
 import { EventEmitter } from 'node:events';
 import { spawnSync } from 'node:child_process';
 import YAML from 'yaml';
+import { testWith } from '../helpers/tools.js';
 import { createMetrics } from '../../src/report/metrics.js';
 import { MiB, snapshot, slotView } from './fake-snapshot.js';
 
@@ -156,7 +157,7 @@ test('the extractor finds metrics and skips functions, labels, keywords and dura
   t.deepEqual(metricNames('label_values(nodesup_worker_rss_bytes{instance=~"$instance"}, slot)'), ['nodesup_worker_rss_bytes']);
 });
 
-test('promtool parses every expression of the dashboard', (t) => {
+testWith('promtool')('promtool parses every expression of the dashboard', (t) => {
   const exprs = queries().filter((q) => !q.variable).map((q) => substitute(q.expr));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodesup-grafana-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
