@@ -11,6 +11,7 @@ export const KIND = Object.freeze({
   READY: 'ready',       // agent → primary, app called ready() from 'nodesup/worker'
   STATS: 'stats',       // request / reply: one sample of the worker's own view
   GC: 'gc',             // request / reply: run a full GC, reply with stats after it
+  CONFIRM: 'confirm',   // request / reply: heap after a full GC and retained sites (a suspected leak)
   DRAIN: 'drain',       // primary → agent: stop keep-alive, run onShutdown hooks
   HEAP_SNAPSHOT: 'heap-snapshot', // request / reply: write a heap snapshot to a path
   REPLY: 'reply',

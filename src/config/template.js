@@ -35,7 +35,7 @@ export default {
   },
 
   // Recycle (or only warn) when memory keeps growing after GC for a whole window; false: off.
-  leak: { window: '5m', minGrowth: '2mb/min', action: 'recycle' },
+  leak: { window: '5m', minGrowth: '1mb/min', action: 'recycle' },
 
   gcBeforeRecycle: true,             // try a full GC first; recycle only if still over a memory limit
 

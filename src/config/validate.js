@@ -88,7 +88,7 @@ const limits = z.strictObject({
 
 const leak = z.strictObject({
   window: positiveDuration().prefault('5m'),
-  minGrowth: unit(parseRate, 'a rate like "2mb/min"', Number.MIN_VALUE, 'a rate above 0').prefault('2mb/min'),
+  minGrowth: unit(parseRate, 'a rate like "2mb/min"', Number.MIN_VALUE, 'a rate above 0').prefault('1mb/min'),
   action: z.enum(['recycle', 'warn'], { error: '"recycle" or "warn"' }).default('recycle'),
 }, { error: 'an object' });
 

@@ -8,13 +8,17 @@ import { detectLeak } from './leak-detector.js';
 import { advise } from './advice.js';
 import { workerTrend, gcShare } from './worker-trend.js';
 import { overcommit } from './fit.js';
+import { confirmStep, confirmedLeak, newConfirmState } from './heap-confirm.js';
+import { detectHandleLeak, describeHandles } from './handle-trend.js';
+import { projectTimeToLimit } from './trend.js';
 
 /**
  * @typedef {object} WorkerPolicy  what the policy remembers of one worker
  * @property {number|null} firstOverAt  when it first went over a memory limit
  * @property {number|null} firstOverValue
  * @property {boolean} baselineWarned   limit.below-baseline already said
- * @property {number|null} leakWarnedAt  last leak.warning (action 'warn')
+ * @property {number|null} leakWarnedAt  last leak.warning
+ * @property {import('./heap-confirm.js').ConfirmState} confirm  a suspected heap leak being confirmed
  *
  * @typedef {object} PolicyState
  * @property {{streak:number}[]} slots  consecutive young workers over a limit, per slot
@@ -28,9 +32,11 @@ import { overcommit } from './fit.js';
  * @property {import('./sample-window.js').SampleWindow} window
  * @property {boolean} held  a failed recycle's cooldown: judged for nothing, remembered still
  * @property {number|null} [predictionMissedAt]  when a predicted crossing of this worker last did not come
+ * @property {import('./heap-confirm.js').ConfirmPoint[]} [points]  the heap after full GCs, newest last
  *
  * @typedef {{level:'info'|'warn'|'error', fields:{event:string}&object, msg:string}} Notice
  * @typedef {{slot:number, pid:number, reason:string, value:number|null, limit:number|null, kind?:string, trend?:object}} Verdict
+ * @typedef {{slot:number, pid:number, profile:boolean}} Probe  a confirmation point to take (profile false: end it)
  */
 
 /** A fresh policy state for `slots` slots. */
@@ -45,18 +51,21 @@ export function newPolicyState(slots) {
  * @param {number} now
  * @param {{config: import('../types.js').Config, totalLimit: number|null, cgroupLimit: number|null, startupMs?: number|null}} ctx
  *   startupMs: how long the app's workers took to become ready lately (for predictive replacement)
- * @returns {{state: PolicyState, verdicts: Verdict[], notices: Notice[]}}
+ * @returns {{state: PolicyState, verdicts: Verdict[], notices: Notice[], probes: Probe[]}}
  */
 export function decide(state, workers, now, ctx) {
   const { config } = ctx;
   const next = { slots: state.slots.map((s) => ({ ...s })), workers: {}, advised: [...state.advised] };
   const verdicts = [];
   const notices = [];
+  const probes = [];
   for (const w of workers) {
     const mine = { ...(state.workers[w.pid] ?? newWorkerPolicy()) };
     next.workers[w.pid] = mine;
     if (w.held) continue;
     adviceNotices(w, now, ctx, next.advised, notices);
+    const probe = confirmProbe(w, mine, now, config);
+    if (probe) probes.push(probe);
     const v = workerVerdict(w, mine, next.slots[w.slot], now, config, notices) ?? prediction(w, now, ctx);
     if (v) verdicts.push({ slot: w.slot, pid: w.pid, trend: workerTrend(w, config, now), ...v });
   }
@@ -65,11 +74,22 @@ export function decide(state, workers, now, ctx) {
   if (fleet && !verdicts.some((v) => v.slot === fleet.slot)) {
     verdicts.push({ pid: workers.find((w) => w.slot === fleet.slot)?.pid ?? null, ...fleet });
   }
-  return { state: next, verdicts, notices };
+  return { state: next, verdicts, notices, probes };
 }
 
 function newWorkerPolicy() {
-  return { firstOverAt: null, firstOverValue: null, baselineWarned: false, leakWarnedAt: null };
+  return { firstOverAt: null, firstOverValue: null, baselineWarned: false, leakWarnedAt: null, confirm: newConfirmState() };
+}
+
+// A rising heap floor is confirmed (or not) with full GCs; once confirmed, a point a minute keeps
+// the verdict current at a quarter of the cost.
+function confirmProbe(w, mine, now, config) {
+  if (!config.leak) return null;
+  const { state, action } = confirmStep(w, mine.confirm, now, {
+    minGrowth: config.leak.minGrowth, pollInterval: config.pollInterval, spacingMs: mine.confirm.confirmedAt ? 60_000 : undefined,
+  });
+  mine.confirm = state;
+  return action ? { slot: w.slot, pid: w.pid, profile: action === 'probe' } : null;
 }
 
 // Predictive replacement. A prediction that did not come true (its spare was retired) is not
@@ -111,39 +131,81 @@ function workerVerdict(w, mine, slotState, now, config, notices) {
   return leakVerdict(w, mine, now, config, notices);
 }
 
-// A leak recycles (action 'recycle') or is said once per leak window (action 'warn').
+// A leak recycles (action 'recycle') or is said once per leak window (action 'warn'). A leak found
+// early (confirmed by full GCs, or handles climbing) is said at once; with action 'recycle' the
+// worker goes once it has leaked for a whole leak window, or sooner when a limit is nearer than that.
 function leakVerdict(w, mine, now, config, notices) {
   const { leak, limits, pollInterval } = config;
   if (!leak) return null;
   // Warm-up (caches filling after start) must not read as a leak: judged from readiness on.
-  const found = detectLeak(w.window, { leak, limits, now, pollInterval, startedAt: w.readyAt ?? w.startedAt });
-  if (!found) return null;
+  const startedAt = w.readyAt ?? w.startedAt;
+  let found = detectLeak(w.window, { leak, limits, now, pollInterval, startedAt });
+  let early = false;
+  if (!found) {
+    found = confirmedHeapLeak(w, mine, limits, leak.minGrowth) ?? detectHandleLeak(w.window, { now, startedAt });
+    if (!found) return null;
+    early = true;
+    if (found.kind === 'heap') mine.confirm = { ...mine.confirm, confirmedAt: mine.confirm.confirmedAt ?? now };
+  }
   const explained = explainLeak(found);
-  if (leak.action === 'warn') {
+  const ripe = !early || now - startedAt >= leak.window || (found.projectedLimitInSec != null && found.projectedLimitInSec * 1000 <= leak.window);
+  if (leak.action === 'warn' || !ripe) {
     if (mine.leakWarnedAt === null || now - mine.leakWarnedAt >= leak.window) {
       mine.leakWarnedAt = now;
       notices.push({
         level: 'warn',
         fields: { event: EVENTS.LEAK_WARNING, slot: w.slot, pid: w.pid, ...explained },
-        msg: `slot ${w.slot}: ${found.kind} grows ${(found.growthBytesPerSec * 60 / 1048576).toFixed(1)} MiB/min`,
+        msg: `slot ${w.slot}: ${leakText(found)}`,
       });
     }
     return null;
   }
+  if (found.kind === 'handles') {
+    return { reason: REASONS.LEAK, kind: found.kind, value: found.growthPerSec, limit: null, ...explained };
+  }
   return {
     reason: REASONS.LEAK, kind: found.kind, value: Math.round(found.growthBytesPerSec), limit: Math.round(leak.minGrowth),
+    ...(found.sites ? { sites: found.sites } : {}), ...(found.confirm ? { confirm: found.confirm } : {}),
     trend: { field: found.field, growthBytesPerSec: explained.growthBytesPerSec, r2: round2(found.r2), windowMs: found.windowMs, projectedLimitInSec: explained.projectedLimitInSec },
   };
 }
 
-/** The fields every leak verdict carries, in events and in inspect: kind, rate, fit, time to the limit. */
+function confirmedHeapLeak(w, mine, limits, minGrowth) {
+  const found = confirmedLeak(w.points ?? [], mine.confirm, minGrowth);
+  if (!found) return null;
+  const last = w.window.last();
+  const projected = [
+    projectTimeToLimit(found.heapAfterGc, found.growthBytesPerSec, limits?.heapUsed ?? null),
+    projectTimeToLimit(last?.treeRss ?? null, found.growthBytesPerSec, limits?.rss ?? null),
+  ].filter((x) => x !== null);
+  return { ...found, projectedLimitInSec: projected.length ? Math.min(...projected) : null };
+}
+
+function leakText(found) {
+  if (found.kind === 'handles') return `handles leak: ${describeHandles(found.types)}`;
+  const site = found.sites?.[0];
+  const where = site ? `, mostly from ${site.fn} (${site.file}:${site.line})` : '';
+  return `${found.kind} grows ${(found.growthBytesPerSec * 60 / 1048576).toFixed(1)} MiB/min${where}`;
+}
+
+/**
+ * The fields every leak verdict carries, in events and in inspect: kind, rate, fit, time to the
+ * limit, and what is known of where: the retaining sites (heap), the growing types (handles), and
+ * how the heap leak was confirmed (full GCs, their pauses).
+ */
 export function explainLeak(found) {
-  return {
+  const out = {
     kind: found.kind,
-    growthBytesPerSec: Math.round(found.growthBytesPerSec),
+    growthBytesPerSec: found.kind === 'handles' ? null : Math.round(found.growthBytesPerSec),
     projectedLimitInSec: found.projectedLimitInSec === null || found.projectedLimitInSec === undefined ? null : Math.round(found.projectedLimitInSec),
     confidence: round2(found.confidence ?? found.r2 ?? 0),
+    r2: round2(found.r2 ?? 0),
   };
+  if (found.kind === 'handles') Object.assign(out, { growthPerSec: found.growthPerSec, types: found.types, summary: describeHandles(found.types) });
+  if (found.sites) out.sites = found.sites;
+  else if (found.sitesUnavailable) out.sitesUnavailable = found.sitesUnavailable;
+  if (found.confirm) out.confirm = found.confirm;
+  return out;
 }
 
 // Advice is re-checked every tick (it is a few comparisons on the newest sample) and each code

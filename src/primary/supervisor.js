@@ -15,6 +15,7 @@ import { Pool } from './pool.js';
 import { sampleOne, treeRssNow } from './poller.js';
 import { Recycler } from './recycler.js';
 import { runTick, servingWorkers } from './tick.js';
+import { HeapProber } from './heap-prober.js';
 import { buildSnapshot } from './snapshot.js';
 import { startOrphanGuard } from './orphan-guard.js';
 import { createHistory } from '../report/history.js';
@@ -64,6 +65,7 @@ export class Supervisor {
         ? evaluateFleet(servingWorkers(this.slots, now()).map((w) => ({ slot: w.slot, sample: w.window.last() })), this.totalLimit) !== null
         : memoryVerdict(h.window, { ...this.config.limits, sustain: 0 }, now()) !== null),
     });
+    this.prober = new HeapProber({ pool: this.pool });
     this.pool.on('ready', (h) => this.#onReady(h));
     this.pool.on('exit', (h, info) => this.#onExit(h, info));
     this.done = new Promise((resolve) => { this.resolveDone = resolve; });
@@ -195,7 +197,7 @@ export class Supervisor {
 
   async #tick() {
     const { policy, pollMs } = await runTick({
-      pool: this.pool, slots: this.slots, recycler: this.recycler, config: this.config, now: this.now,
+      pool: this.pool, slots: this.slots, recycler: this.recycler, prober: this.prober, config: this.config, now: this.now,
       policy: this.policy, totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit,
       // The slowest of the last few: a forecast that allows too little time overshoots the limit.
       startupMs: this.startups.length ? Math.max(...this.startups) : null,

@@ -14,6 +14,7 @@ import { pollOnce } from './poller.js';
  * @param {import('./pool.js').Pool} o.pool
  * @param {{slot:number, current:any, cooldownUntil:number}[]} o.slots
  * @param {import('./recycler.js').Recycler} o.recycler
+ * @param {import('./heap-prober.js').HeapProber} [o.prober]  takes the confirmation points the decision asks for
  * @param {import('../types.js').Config} o.config
  * @param {import('../core/decide.js').PolicyState} o.policy
  * @param {number|null} o.totalLimit  @param {number|null} o.cgroupLimit
@@ -33,17 +34,21 @@ export async function runTick(o) {
   if (o.isStopping()) return { policy: o.policy, pollMs };
 
   const t = now();
-  const { state, verdicts, notices } = decide(o.policy, servingWorkers(o.slots, t, o.recycler), t, { config, totalLimit: o.totalLimit, cgroupLimit: o.cgroupLimit, startupMs: o.startupMs ?? null });
+  const { state, verdicts, notices, probes } = decide(o.policy, servingWorkers(o.slots, t, o.recycler, o.prober), t, { config, totalLimit: o.totalLimit, cgroupLimit: o.cgroupLimit, startupMs: o.startupMs ?? null });
 
   for (const v of planRecycles(verdicts, o.recycler.busy, config.recycle.maxConcurrent)) {
     o.recycler.recycle(v.slot, v).catch((err) => o.report('error', { err, slot: v.slot }, 'recycle failed'));
+  }
+  for (const p of probes ?? []) {
+    const h = o.slots[p.slot]?.current;
+    if (h?.pid === p.pid) o.prober?.probe(h, p).catch((err) => o.report('error', { err, slot: p.slot }, 'heap probe failed'));
   }
   for (const n of notices) o.report(n.level, n.fields, n.msg);
   return { policy: state, pollMs };
 }
 
 /** The current, ready worker of each slot, as the decision sees it. */
-export function servingWorkers(slots, now, recycler = null) {
+export function servingWorkers(slots, now, recycler = null, prober = null) {
   const out = [];
   for (const s of slots) {
     const h = s.current;
@@ -51,6 +56,7 @@ export function servingWorkers(slots, now, recycler = null) {
     out.push({
       slot: s.slot, pid: h.pid, startedAt: h.startedAt, readyAt: h.readyAt, lastReplyAt: h.lastReplyAt,
       jitterDraw: h.jitterDraw, window: h.window, held: now < s.cooldownUntil, predictionMissedAt: recycler?.missedAt.get(h) ?? null,
+      points: prober?.pointsOf(h) ?? [],
     });
   }
   return out;

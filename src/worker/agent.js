@@ -11,6 +11,7 @@ import { KIND, message, isOurs } from '../protocol.js';
 import { descendantsOf } from '../proc/descendants.js';
 import { hooks, runShutdownHooks } from './hooks.js';
 import { watchThreads } from './threads.js';
+import { heapProfiler } from './heap-profiler.js';
 
 const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
 const DELAY_RESOLUTION_MS = 10;
@@ -18,16 +19,23 @@ const DELAY_RESOLUTION_MS = 10;
 if (cluster.isWorker && typeof process.send === 'function') start();
 
 function start() {
-  const state = { requests: 0, heapFloor: null, draining: false, servers: new Set(), gc: newGcTotals(), elu: performance.eventLoopUtilization(), threads: watchThreads() };
+  const state = {
+    requests: 0, heapFloor: null, draining: false, servers: new Set(), gc: newGcTotals(), elu: performance.eventLoopUtilization(),
+    threads: watchThreads(), profiler: heapProfiler(), lastMajor: null,
+  };
   const delay = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
   delay.enable();
 
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) addGc(state.gc, e);
+    let major = false;
+    for (const e of list.getEntries()) major = addGc(state.gc, e) === 'major' || major;
     // The heap just after a collection is the baseline a leak raises. Polls land anywhere in the
     // GC sawtooth, and polls that drift against it see a floor that climbs and wraps: a fake trend.
     const used = v8.getHeapStatistics().used_heap_size;
     if (state.heapFloor === null || used < state.heapFloor) state.heapFloor = used;
+    // After a full collection the heap is what the app retains: a confirmation probe that comes
+    // soon after uses this instead of forcing another GC.
+    if (major) state.lastMajor = { at: Date.now(), used, sites: null };
   }).observe({ entryTypes: ['gc'] });
 
   dc.subscribe('http.server.request.start', ({ response, server }) => {
@@ -44,19 +52,25 @@ function start() {
       fullGc();
       return { before, after: stats(state, delay, req.detail) };
     },
+    [KIND.CONFIRM]: (req) => confirm(state, req),
     [KIND.DRAIN]: () => { drain(state); return { draining: true }; },
     [KIND.HEAP_SNAPSHOT]: (req) => ({ file: v8.writeHeapSnapshot(req.file) }),
   };
 
   process.on('internalMessage', (msg) => {
     if (!isOurs(msg) || !handlers[msg.kind]) return;
-    let reply;
+    const send = (reply) => { if (process.connected) process.send(reply); };
+    let result;
     try {
-      reply = message(KIND.REPLY, { id: msg.id, ok: true, result: handlers[msg.kind](msg) });
+      result = handlers[msg.kind](msg);
     } catch (err) {
-      reply = message(KIND.REPLY, { id: msg.id, ok: false, error: String(err?.message ?? err) });
+      return send(message(KIND.REPLY, { id: msg.id, ok: false, error: String(err?.message ?? err) }));
     }
-    if (process.connected) process.send(reply);
+    if (typeof result?.then !== 'function') return send(message(KIND.REPLY, { id: msg.id, ok: true, result }));
+    result.then(
+      (r) => send(message(KIND.REPLY, { id: msg.id, ok: true, result: r })),
+      (err) => send(message(KIND.REPLY, { id: msg.id, ok: false, error: String(err?.message ?? err) })),
+    );
   });
 
   // A planned disconnect (the primary drained us) has closed every server and connection: run
@@ -85,6 +99,34 @@ function start() {
   process.send(message(KIND.HELLO, { pid: process.pid, node: process.version }));
 }
 
+/**
+ * One confirmation point of a suspected heap leak: the heap after a full GC, and (with `profile`)
+ * the retained allocations by site. A full GC the worker ran by itself within `reuseMs` serves as
+ * the point; only without one is a GC forced, and its pause is measured. `profile: false` ends the
+ * suspicion: the profiler stops and its memory goes.
+ */
+async function confirm(state, { profile = true, reuseMs = 0 }) {
+  if (!profile) {
+    state.profiler.stop();
+    return { stopped: true };
+  }
+  const natural = state.lastMajor && Date.now() - state.lastMajor.at <= reuseMs ? state.lastMajor : null;
+  let point;
+  if (natural) {
+    point = { at: natural.at, heapAfter: natural.used, forced: false, pauseMs: null };
+  } else {
+    const t0 = performance.now();
+    fullGc();
+    const pauseMs = performance.now() - t0;
+    point = { at: Date.now(), heapAfter: v8.getHeapStatistics().used_heap_size, forced: true, pauseMs: Math.round(pauseMs * 10) / 10 };
+    state.lastMajor = { at: point.at, used: point.heapAfter };
+  }
+  // Sampled right after the GC; after a natural one, what was allocated since is in it too, which
+  // the diff of two points sees as noise, not as growth, unless it is itself retained.
+  const sites = await state.profiler.sample();
+  return { ...point, sites, profiler: state.profiler.reason };
+}
+
 let gcFn;
 function fullGc() {
   // --expose-gc is the app's choice, not ours: switch it on at run time and take gc() from a
@@ -98,6 +140,7 @@ function fullGc() {
 
 function drain(state) {
   state.draining = true;
+  state.profiler.stop();
   for (const server of state.servers) {
     // cluster's disconnect calls server.close(), which closes idle keep-alive sockets at once and
     // races a client about to send on one. Idle sockets instead get Node's usual idle timeout.
@@ -117,6 +160,7 @@ function stats(state, delay, detail) {
   let newSpace = null;
   const spaces = v8.getHeapSpaceStatistics();
   for (const s of spaces) if (s.space_name === 'new_space') newSpace = s.space_size;
+  const resources = process.getActiveResourcesInfo();
   const elu = performance.eventLoopUtilization(state.elu);
   state.elu = performance.eventLoopUtilization();
   const out = {
@@ -141,7 +185,9 @@ function stats(state, delay, detail) {
     delayP99: delay.count ? lateBy(delay.percentile(99)) : null,
     delayMax: delay.count ? lateBy(delay.max) : null,
     requests: state.requests,
-    handles: process.getActiveResourcesInfo().length,
+    handles: resources.length,
+    // Per type ("TCPSocketWrap", "Timeout", …): a leak of sockets or timers is named by its types.
+    resources: countBy(resources),
     draining: state.draining,
     ...state.threads(),
   };
@@ -151,7 +197,6 @@ function stats(state, delay, detail) {
     out.heapSpaces = spaces.map((s) => ({ name: s.space_name, size: s.space_size, used: s.space_used_size, available: s.space_available_size }));
     out.heap = heap;
     out.gcByKind = { ...state.gc.byKind };
-    out.resources = countBy(process.getActiveResourcesInfo());
     out.execArgv = process.execArgv;
   }
   return out;
@@ -179,6 +224,7 @@ function addGc(totals, entry) {
   if (kind === 'major') totals.major++;
   totals.byKind[kind].count++;
   totals.byKind[kind].ms += entry.duration;
+  return kind;
 }
 
 function countBy(list) {

@@ -1,0 +1,70 @@
+// Sockets, timers and fds that are opened and never closed (seed 004), named by their trend rather
+// than past a fixed count: a leak that plateaus at 256 sockets is still a leak while it climbs.
+// Pure: a worker's samples in (per-type counts from process.getActiveResourcesInfo(), and fds),
+// a verdict out.
+import { linearTrend } from './trend.js';
+
+export const HANDLE_THRESHOLDS = Object.freeze({
+  windowMs: 30_000, // the rise must hold this long: a burst of connections comes and goes sooner
+  minSpanMs: 25_000,
+  minPerSec: 0.5, // a type must grow at least this fast (30 a minute) …
+  minRise: 20, // … and by this many over the window
+  r2: 0.9, // a straight climb, not load going up and down
+  atTop: 0.9, // the newest count must be near the highest: still climbing, not after a burst
+});
+
+const H = HANDLE_THRESHOLDS;
+
+/**
+ * A handle leak in one worker, or null: { kind:'handles', growthPerSec (sum over the growing types),
+ * types: [{type, perSec, count}], r2 }. `fds` is one of the types, as "fd".
+ * @param {import('./sample-window.js').SampleWindow} window
+ * @param {{now:number, startedAt:number|null}} o
+ */
+export function detectHandleLeak(window, { now, startedAt = null }) {
+  const since = Math.max(now - H.windowMs, startedAt ?? -Infinity);
+  const samples = window.since ? window.since(since) : window.samples.filter((s) => s.t >= since);
+  if (samples.length < 5 || samples.at(-1).t - samples[0].t < H.minSpanMs) return null;
+  const series = new Map();
+  for (const s of samples) {
+    for (const [type, n] of Object.entries(s.resources ?? {})) push(series, type, s.t, n);
+    if (s.fds != null) push(series, 'fd', s.t, s.fds);
+  }
+  const types = [];
+  let r2 = 1;
+  for (const [type, pts] of series) {
+    if (pts.length < 5) continue;
+    const fit = linearTrend(pts);
+    if (!fit || fit.slope < H.minPerSec || fit.r2 < H.r2) continue;
+    const counts = pts.map((p) => p[1]);
+    const top = Math.max(...counts);
+    const now_ = counts.at(-1);
+    if (now_ - counts[0] < H.minRise || now_ < H.atTop * top) continue;
+    types.push({ type, perSec: Math.round(fit.slope * 10) / 10, count: now_ });
+    r2 = Math.min(r2, fit.r2);
+  }
+  if (!types.length) return null;
+  types.sort((a, b) => b.perSec - a.perSec);
+  return {
+    kind: 'handles',
+    growthPerSec: Math.round(named(types).reduce((a, t) => a + t.perSec, 0) * 10) / 10,
+    types,
+    r2: Math.round(r2 * 100) / 100,
+    windowMs: samples.at(-1).t - samples[0].t,
+  };
+}
+
+/** "TCPSocketWrap +5/s, Timeout +5/s" */
+export function describeHandles(types) {
+  return named(types).map((t) => `${t.type} +${t.perSec}/s`).join(', ');
+}
+
+// A socket is a resource and an fd: counted once, as the resource. fds alone (files opened with
+// fs.openSync and never closed) are the leak's only face, and then named.
+const named = (types) => (types.some((t) => t.type !== 'fd') ? types.filter((t) => t.type !== 'fd') : types);
+
+function push(map, type, t, n) {
+  let pts = map.get(type);
+  if (!pts) map.set(type, (pts = []));
+  pts.push([t, n]);
+}

@@ -1,0 +1,89 @@
+// Which code holds what a worker retains, from V8's sampling heap profiler. V8 drops a sample when
+// its object is collected, so a profile taken just after a full GC holds only retained objects,
+// attributed to the stack that allocated them; two such profiles apart give the retained growth per
+// site. Code that only churns garbage has nothing left in either profile, however much it allocates.
+// Pure: profiles in, sites out.
+
+/**
+ * @typedef {{fn:string, file:string, line:number}} SiteKey
+ * @typedef {SiteKey & {bytes:number}} FlatSite            retained bytes allocated by one site
+ * @typedef {{total:number, sites:FlatSite[]}} FlatProfile
+ * @typedef {SiteKey & {bytesPerMin:number, share:number}} RetainingSite
+ */
+
+const MAX_FLAT = 64; // sites kept per flat profile: the IPC reply stays small whatever the app
+
+/**
+ * Sum a sampling heap profile's tree by the site that allocated: the deepest frame of the app's own
+ * code (not node: internals, not the agent), so `new Array()` inside `cacheUser` names cacheUser.
+ * @param {{callFrame:{functionName:string, url:string, lineNumber:number}, selfSize:number, children?:object[]}} head
+ * @param {{cwd?:string, ignore?:(url:string) => boolean, max?:number}} [o]
+ * @returns {FlatProfile}
+ */
+export function flattenProfile(head, { cwd = '', ignore = () => false, max = MAX_FLAT } = {}) {
+  const bySite = new Map();
+  let total = 0;
+  // Iterative: an app's recursion must not overflow the agent's stack.
+  const stack = [[head, null, null]];
+  while (stack.length) {
+    const [node, site, fallback] = stack.pop();
+    const f = node.callFrame ?? {};
+    const own = isAppFrame(f.url, ignore) ? f : null;
+    const named = f.functionName || f.url ? f : null;
+    const s = own ?? site;
+    const fb = named ?? fallback;
+    if (node.selfSize > 0) {
+      total += node.selfSize;
+      const at = s ?? fb;
+      const key = at ? siteOf(at, cwd) : { fn: '(unknown)', file: '', line: 0 };
+      const k = `${key.fn}\u0000${key.file}\u0000${key.line}`;
+      const prev = bySite.get(k);
+      if (prev) prev.bytes += node.selfSize;
+      else bySite.set(k, { ...key, bytes: node.selfSize });
+    }
+    for (const c of node.children ?? []) stack.push([c, s, fb]);
+  }
+  const sites = [...bySite.values()].sort((a, b) => b.bytes - a.bytes).slice(0, max);
+  return { total, sites };
+}
+
+function isAppFrame(url, ignore) {
+  return Boolean(url) && !url.startsWith('node:') && !url.startsWith('internal/') && !ignore(url);
+}
+
+function siteOf(f, cwd) {
+  let file = f.url ?? '';
+  if (file.startsWith('file://')) file = decodeURIComponent(file.slice('file://'.length));
+  if (cwd && file.startsWith(`${cwd}/`)) file = file.slice(cwd.length + 1);
+  return { fn: f.functionName || '(anonymous)', file, line: f.lineNumber >= 0 ? f.lineNumber + 1 : 0 };
+}
+
+export const SITE_THRESHOLDS = Object.freeze({
+  share: 0.1, // a site must hold this share of the retained growth to be named: churn caught mid-flight stays below
+  top: 5,
+});
+
+/**
+ * The sites that grew between two flat profiles (both taken after a full GC), largest first, with
+ * their rate and their share of all the growth. Sites that shrank or held still are not named.
+ * @param {FlatProfile} before @param {FlatProfile} after @param {number} spanMs
+ * @returns {RetainingSite[]}
+ */
+export function retainedSites(before, after, spanMs, { share = SITE_THRESHOLDS.share, top = SITE_THRESHOLDS.top } = {}) {
+  if (!before || !after || !(spanMs > 0)) return [];
+  const was = new Map(before.sites.map((s) => [key(s), s.bytes]));
+  const grown = [];
+  for (const s of after.sites) {
+    const d = s.bytes - (was.get(key(s)) ?? 0);
+    if (d > 0) grown.push({ s, d });
+  }
+  const sum = grown.reduce((a, g) => a + g.d, 0);
+  if (sum <= 0) return [];
+  return grown
+    .filter((g) => g.d / sum >= share)
+    .sort((a, b) => b.d - a.d)
+    .slice(0, top)
+    .map(({ s, d }) => ({ fn: s.fn, file: s.file, line: s.line, bytesPerMin: Math.round((d * 60_000) / spanMs), share: Math.round((d / sum) * 100) / 100 }));
+}
+
+const key = (s) => `${s.fn}\u0000${s.file}\u0000${s.line}`;

@@ -1,0 +1,61 @@
+// Profile diff → sites, on two sampling heap profiles recorded from a tiny app (test/fixtures/profiles:
+// record.js), where cacheUser in app/users.js retains and buildReport in app/report.js only churns.
+import test from 'ava';
+import fs from 'node:fs';
+import { flattenProfile, retainedSites } from '../../src/core/heap-sites.js';
+
+const rec = JSON.parse(fs.readFileSync(new URL('../fixtures/profiles/two-profiles.json', import.meta.url), 'utf8'));
+const flat = (p) => flattenProfile(p.head, { cwd: rec.cwd });
+
+test('a recorded pair: the retaining function is named with its file and line; the churning one is not', (t) => {
+  const sites = retainedSites(flat(rec.before), flat(rec.after), rec.spanMs);
+  // The profiler's frames are functions: the line is where cacheUser is declared (1-based).
+  t.like(sites[0], { fn: 'cacheUser', file: 'app/users.js', line: 3 });
+  t.true(sites[0].share >= 0.5, `share ${sites[0].share}`);
+  t.true(sites[0].bytesPerMin > 0);
+  t.false(sites.some((s) => s.fn === 'buildReport' || s.file === 'app/report.js'), JSON.stringify(sites));
+});
+
+const frame = (functionName, url, lineNumber) => ({ functionName, url, lineNumber, columnNumber: 0 });
+const node = (callFrame, selfSize, children = []) => ({ callFrame, selfSize, children });
+const ROOT = frame('(root)', '', -1);
+
+const FLAT = [
+  ['an allocation inside node: internals goes to the app frame that called it',
+    node(ROOT, 0, [node(frame('cacheUser', 'file:///srv/app/users.js', 16), 0, [node(frame('from', 'node:buffer', 10), 4096)])]),
+    [{ fn: 'cacheUser', file: 'users.js', line: 17, bytes: 4096 }]],
+  ['CommonJS paths (no file://) are made relative to cwd too',
+    node(ROOT, 0, [node(frame('load', '/srv/app/lib/load.js', 0), 100)]),
+    [{ fn: 'load', file: 'lib/load.js', line: 1, bytes: 100 }]],
+  ['a path outside cwd stays absolute; anonymous functions say so',
+    node(ROOT, 0, [node(frame('', '/opt/x.js', 4), 50)]),
+    [{ fn: '(anonymous)', file: '/opt/x.js', line: 5, bytes: 50 }]],
+  ['the same site through two stacks is summed',
+    node(ROOT, 0, [node(frame('a', '/srv/app/a.js', 1), 0, [node(frame('k', '/srv/app/k.js', 2), 10)]), node(frame('b', '/srv/app/b.js', 1), 0, [node(frame('k', '/srv/app/k.js', 2), 30)])]),
+    [{ fn: 'k', file: 'k.js', line: 3, bytes: 40 }]],
+  ['ignored frames (the agent itself) fall through to the caller',
+    node(ROOT, 0, [node(frame('handler', '/srv/app/h.js', 9), 0, [node(frame('stats', '/usr/lib/nodesup/src/worker/agent.js', 1), 64)])]),
+    [{ fn: 'handler', file: 'h.js', line: 10, bytes: 64 }]],
+  ['only internals: the deepest named frame', node(ROOT, 0, [node(frame('parse', 'node:internal/json', 3), 8)]), [{ fn: 'parse', file: 'node:internal/json', line: 4, bytes: 8 }]],
+];
+for (const [title, head, want] of FLAT) {
+  test(`flattenProfile: ${title}`, (t) => {
+    t.deepEqual(flattenProfile(head, { cwd: '/srv/app', ignore: (u) => u.includes('/nodesup/src/') }).sites, want);
+  });
+}
+
+const site = (fn, bytes) => ({ fn, file: `${fn}.js`, line: 1, bytes });
+const DIFF = [
+  ['growth split 3:1, per minute over 60 s', [site('a', 100), site('b', 100)], [site('a', 400), site('b', 200)], 60_000,
+    [{ fn: 'a', file: 'a.js', line: 1, bytesPerMin: 300, share: 0.75 }, { fn: 'b', file: 'b.js', line: 1, bytesPerMin: 100, share: 0.25 }]],
+  ['a site that shrank or held is not named', [site('a', 500), site('b', 100)], [site('a', 100), site('b', 100)], 60_000, []],
+  ['a new site counts from zero', [], [site('n', 1200)], 30_000, [{ fn: 'n', file: 'n.js', line: 1, bytesPerMin: 2400, share: 1 }]],
+  ['churn caught mid-flight (under a tenth of the growth) is not named', [site('c', 0)], [site('leak', 950), site('c', 50)], 60_000,
+    [{ fn: 'leak', file: 'leak.js', line: 1, bytesPerMin: 950, share: 0.95 }]],
+  ['no span, no sites', [site('a', 1)], [site('a', 9)], 0, []],
+];
+for (const [title, before, after, spanMs, want] of DIFF) {
+  test(`retainedSites: ${title}`, (t) => {
+    t.deepEqual(retainedSites({ total: 0, sites: before }, { total: 0, sites: after }, spanMs), want);
+  });
+}
