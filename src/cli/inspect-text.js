@@ -108,18 +108,27 @@ function trend(r) {
 
 function findings(r) {
   const out = [];
-  if (r.leak) {
+  if (r.leak?.kind === 'handles') {
+    out.push(`  leak (handles): ${r.leak.summary ?? '-'} (r² ${dash(r.leak.r2, (x) => x.toFixed(2))})`);
+  } else if (r.leak) {
     const L = r.leak;
-    const what = FIELD_NAMES[L.field] ?? L.field;
-    out.push(`  leak (${L.kind}): ${what} grows ${perMin(L.growthBytesPerSec)} over ${dash(L.windowMs, formatDuration)}`
+    const what = L.confirm ? `heap after a full GC (${L.confirm.forcedGcs} forced, longest pause ${dash(L.confirm.maxPauseMs)} ms)` : FIELD_NAMES[L.field] ?? L.field ?? 'memory';
+    const over = known(L.windowMs) ? ` over ${formatDuration(L.windowMs)}` : '';
+    out.push(`  leak (${L.kind}): ${what} grows ${perMin(L.growthBytesPerSec)}${over}`
       + ` (r² ${dash(L.r2, (x) => x.toFixed(2))}), limit reached in ${secs(L.projectedLimitInSec)}`);
+  }
+  if (r.sites?.sites?.length) {
+    out.push('  retained by:');
+    for (const s of r.sites.sites) out.push(`    ${s.fn} (${s.file}:${s.line}) ${perMin(s.bytesPerMin / 60)}, ${Math.round(s.share * 100)} %`);
+  } else if (r.sites?.why) {
+    out.push(`  sites: ${r.sites.why}`);
   }
   if (r.step) {
     const S = r.step;
     const ago = known(S.at) && known(r.sample?.t) ? `, ${formatDuration(Math.max(0, r.sample.t - S.at))} ago` : '';
     out.push(`  step: ${FIELD_NAMES[S.field] ?? S.field} rose ${bytes(S.stepBytes)} (${bytes(S.from)} → ${bytes(S.to)})${ago} and stayed`);
   }
-  if (!out.length) out.push('  no leak and no step change in the window');
+  if (!r.leak && !r.step) out.unshift('  no leak and no step change in the window');
   return ['Findings', ...out.flatMap((l) => (l.length > WIDTH ? wrap(l.trim(), WIDTH - 4).map((x, i) => (i ? `    ${x}` : `  ${x}`)) : [l]))];
 }
 

@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { NodesupError, configError } from '../errors.js';
 import { readCgroup } from '../proc/cgroup.js';
 import { validateConfig, NAME_RE } from './validate.js';
+import { abortingFlag } from '../core/node-lines.js';
 import { CONFIG_FILE_NAMES } from './template.js';
 
 const require = createRequire(import.meta.url);
@@ -82,6 +83,7 @@ export async function resolveConfig(raw, { where = 'config', cwd = process.cwd()
       'no script to run: pass one (nodesup start app.js) or set `script` in supervisor.config.js');
   }
   checkScript(scriptPath);
+  checkNodeLine(cfg, where);
   const { name, script: _, ...rest } = cfg;
   return {
     name: name ?? defaultName(scriptPath),
@@ -91,6 +93,16 @@ export async function resolveConfig(raw, { where = 'config', cwd = process.cwd()
     workers: resolveWorkers(cfg.workers),
     configFile,
   };
+}
+
+// A flag that aborts every worker on this Node line is refused before anything starts, rather than
+// found as a crash loop.
+function checkNodeLine(cfg, where) {
+  const args = [...cfg.nodeArgs, ...(cfg.env?.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
+  const bad = abortingFlag(args, process.versions.node);
+  if (bad) {
+    throw new NodesupError('NODESUP_ERR_CONFIG', `${where}: nodeArgs: ${bad.flag} makes Node ${process.versions.node} abort (${bad.why}): ${bad.fix}`);
+  }
 }
 
 /** Worker count: a number as given; 'max' is the CPUs we may use, capped by a cgroup CPU quota. */

@@ -23,6 +23,11 @@ export const ADVICE_THRESHOLDS = Object.freeze({
   nativeRatio: 2, // rss over 2× heapTotal …
   nativeBytes: 100 * MiB, // … and this much outside V8: seed 001's 377 MiB gap
   newSpace: 8 * MiB, // seed 000: 8 MiB under a cgroup limit already cost 25 % CPU in scavenges
+  // … but only a hot scavenger makes a small new space a problem: an idle worker's new space is
+  // small because V8 grows it on demand (1 MiB at start on every line), not because it is capped.
+  scavengesPerSec: 10,
+  minorGcShare: 0.02,
+  heapHigh: 0.7, // of V8's heap limit: past this, full GCs come ever more often
   gcShare: 0.1, // seed 002: 2–3 % is normal, 13 % hurt latency
   delayP99: 100, // ms of event-loop delay: every request waits that long
   heapNearLimit: 0.85, // of V8's own heap limit: past this V8 thrashes in full GCs before it dies
@@ -38,6 +43,16 @@ function newSpaceOf(sample, heapSpaces) {
   if (known(sample.newSpace)) return sample.newSpace;
   const space = heapSpaces?.find?.((s) => s.space_name === 'new_space');
   return known(space?.space_size) ? space.space_size : null;
+}
+
+// What the agent can see of why GC takes so long, most specific first.
+function gcCause({ gcFlags, heapUsed, heapLimit }, newSpace, scavengerHot) {
+  if (gcFlags?.length) return `GC flags ${gcFlags.slice(0, 2).join(' ')} in nodeArgs or NODE_OPTIONS; try without them`.slice(0, 90);
+  if (known(heapUsed) && known(heapLimit) && heapLimit > 0 && heapUsed > A.heapHigh * heapLimit) {
+    return `the heap is ${pct(heapUsed / heapLimit)} of its limit; find the leak or raise --max-old-space-size`;
+  }
+  if (scavengerHot && known(newSpace) && newSpace <= A.newSpace) return `a ${formatBytes(newSpace)} new space; add --max-semi-space-size=16`;
+  return 'check the allocation rate and heap growth';
 }
 
 /**
@@ -73,9 +88,12 @@ export function advise(sample, { limits = null, cgroupLimit = null, heapSpaces =
     }
   }
 
+  const newSpace = newSpaceOf(sample, heapSpaces);
+  const scavengerHot = (known(sample.scavengesPerSec) && sample.scavengesPerSec >= A.scavengesPerSec)
+    || (known(sample.minorGcShare) && sample.minorGcShare >= A.minorGcShare);
+
   if (known(gcShare) && gcShare > A.gcShare) {
-    out.push({ code: ADVICE.GC_SHARE,
-      message: `GC takes ${pct(gcShare)} of the time: check allocation rate, heap growth and GC flags in nodeArgs` });
+    out.push({ code: ADVICE.GC_SHARE, message: `GC takes ${pct(gcShare)} of the time: ${gcCause(sample, newSpace, scavengerHot)}` });
   }
 
   if (known(delayP99) && delayP99 > A.delayP99) {
@@ -83,11 +101,11 @@ export function advise(sample, { limits = null, cgroupLimit = null, heapSpaces =
       message: `event-loop delay p99 is ${Math.round(delayP99)} ms: synchronous work blocks every request` });
   }
 
-  const newSpace = newSpaceOf(sample, heapSpaces);
-  if (known(cgroupLimit) && known(newSpace) && newSpace <= A.newSpace) {
+  if (known(newSpace) && newSpace <= A.newSpace && scavengerHot) {
+    const rate = known(sample.scavengesPerSec) ? `, ${Math.round(sample.scavengesPerSec)} scavenges/s` : '';
+    const under = known(cgroupLimit) ? ` under a ${formatBytes(cgroupLimit)} cgroup limit` : '';
     out.push({ code: ADVICE.TINY_NEW_SPACE,
-      message: `new space is ${formatBytes(newSpace)} under a ${formatBytes(cgroupLimit)} cgroup limit: `
-        + 'add --max-semi-space-size=16 to nodeArgs' });
+      message: `new space is ${formatBytes(newSpace)}${under}${rate}: add --max-semi-space-size=16 to nodeArgs` });
   }
 
   // A V8 heap allowed past the RSS limit means V8 never collects hard before nodesup recycles (seed 001).

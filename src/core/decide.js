@@ -6,7 +6,7 @@ import { EVENTS, MEMORY_REASONS, REASONS } from '../constants.js';
 import { evaluateWorker, evaluateFleet, baselineHold, predictCrossing } from './policy.js';
 import { detectLeak } from './leak-detector.js';
 import { advise } from './advice.js';
-import { workerTrend, gcShare } from './worker-trend.js';
+import { workerTrend, gcShare, scavenger } from './worker-trend.js';
 import { overcommit } from './fit.js';
 import { confirmStep, confirmedLeak, newConfirmState } from './heap-confirm.js';
 import { detectHandleLeak, describeHandles } from './handle-trend.js';
@@ -19,6 +19,7 @@ import { projectTimeToLimit } from './trend.js';
  * @property {boolean} baselineWarned   limit.below-baseline already said
  * @property {number|null} leakWarnedAt  last leak.warning
  * @property {import('./heap-confirm.js').ConfirmState} confirm  a suspected heap leak being confirmed
+ * @property {object|null} [leak]  the latest leak found in it (explainLeak, and when): for status and inspect
  *
  * @typedef {object} PolicyState
  * @property {{streak:number}[]} slots  consecutive young workers over a limit, per slot
@@ -36,7 +37,8 @@ import { projectTimeToLimit } from './trend.js';
  *
  * @typedef {{level:'info'|'warn'|'error', fields:{event:string}&object, msg:string}} Notice
  * @typedef {{slot:number, pid:number, reason:string, value:number|null, limit:number|null, kind?:string, trend?:object}} Verdict
- * @typedef {{slot:number, pid:number, profile:boolean}} Probe  a confirmation point to take (profile false: end it)
+ * @typedef {{slot:number, pid:number, point:boolean, profile:boolean}} Probe  a confirmation point to take, with the
+ *   retained sites while the leak is unconfirmed; point false ends the suspicion
  */
 
 /** A fresh policy state for `slots` slots. */
@@ -82,14 +84,15 @@ function newWorkerPolicy() {
 }
 
 // A rising heap floor is confirmed (or not) with full GCs; once confirmed, a point a minute keeps
-// the verdict current at a quarter of the cost.
+// the verdict current at a third of the cost, and the profiler stops: the sites are known.
 function confirmProbe(w, mine, now, config) {
   if (!config.leak) return null;
   const { state, action } = confirmStep(w, mine.confirm, now, {
     minGrowth: config.leak.minGrowth, pollInterval: config.pollInterval, spacingMs: mine.confirm.confirmedAt ? 60_000 : undefined,
   });
   mine.confirm = state;
-  return action ? { slot: w.slot, pid: w.pid, profile: action === 'probe' } : null;
+  if (!action) return null;
+  return { slot: w.slot, pid: w.pid, point: action === 'probe', profile: action === 'probe' && !state.confirmedAt };
 }
 
 // Predictive replacement. A prediction that did not come true (its spare was retired) is not
@@ -148,6 +151,7 @@ function leakVerdict(w, mine, now, config, notices) {
     if (found.kind === 'heap') mine.confirm = { ...mine.confirm, confirmedAt: mine.confirm.confirmedAt ?? now };
   }
   const explained = explainLeak(found);
+  mine.leak = { at: now, ...explained };
   const ripe = !early || now - startedAt >= leak.window || (found.projectedLimitInSec != null && found.projectedLimitInSec * 1000 <= leak.window);
   if (leak.action === 'warn' || !ripe) {
     if (mine.leakWarnedAt === null || now - mine.leakWarnedAt >= leak.window) {
@@ -213,7 +217,7 @@ export function explainLeak(found) {
 function adviceNotices(w, now, ctx, advised, notices) {
   const last = w.window.last();
   if (!last) return;
-  for (const a of advise({ ...last, gcShare: gcShare(w.window, now) }, { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit })) {
+  for (const a of advise({ ...last, gcShare: gcShare(w.window, now), ...scavenger(w.window, now) }, { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit })) {
     if (advised.includes(a.code)) continue;
     advised.push(a.code);
     notices.push({ level: 'warn', fields: { event: EVENTS.ADVICE, slot: w.slot, pid: w.pid, code: a.code }, msg: a.message });

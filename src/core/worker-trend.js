@@ -33,6 +33,13 @@ export function gcShare(window, now) {
   return window.rateOf('gcMs', now - TREND_WINDOW_MS);
 }
 
+/** How hot the scavenger runs over the last minute: scavenges a second and their share of wall time (seed 000). */
+export function scavenger(window, now) {
+  const since = now - TREND_WINDOW_MS;
+  const perMs = window.rateOf('minorGcCount', since);
+  return { scavengesPerSec: perMs === null ? null : perMs * 1000, minorGcShare: window.rateOf('minorGcMs', since) };
+}
+
 /** A step change in the worker's memory (seed 001's pattern). */
 export function stepOf(window, leak, now) {
   return detectStep(window, { now, windowMs: leak ? leak.window : 5 * 60_000 });

@@ -9,6 +9,7 @@ export function controlHandlers(sup) {
     recycle: ({ slot }) => sup.recycleSlot(slot),
     inspect: ({ slot, heapSnapshot }) => inspectWorker({
       slots: sup.slots, pool: sup.pool, config: sup.config, cgroupLimit: sup.cgroup.memoryLimit, now: sup.now,
+      leakOf: (h) => sup.leakOf(h), pointsOf: (h) => sup.prober.pointsOf(h),
     }, slot, { heapSnapshot }),
     stop: () => {
       if (!sup.stopping) sup.stop('control');

@@ -20,14 +20,14 @@ export class HeapProber {
     return this.points.get(h) ?? [];
   }
 
-  /** Take a point of h (profile true), or end its suspicion (profile false: the profiler stops). */
-  async probe(h, { profile }) {
+  /** Take a point of h (with its sites when `profile`), or end its suspicion (`point` false). */
+  async probe(h, { point, profile }) {
     if (this.inFlight.has(h)) return;
     this.inFlight.add(h);
     try {
       // A full GC the worker ran by itself within a spacing serves: no forced GC then.
-      const r = await this.pool.request(h, KIND.CONFIRM, { profile, reuseMs: CONFIRM.spacingMs / 2 }, TIMEOUT_MS);
-      if (!profile || !r || typeof r.heapAfter !== 'number') return;
+      const r = await this.pool.request(h, KIND.CONFIRM, { point, profile, reuseMs: CONFIRM.spacingMs / 2 }, TIMEOUT_MS);
+      if (!point || !r || typeof r.heapAfter !== 'number') return;
       const list = this.points.get(h) ?? [];
       list.push({ at: r.at, heapAfter: r.heapAfter, forced: r.forced, pauseMs: r.pauseMs ?? null, sites: r.sites ?? null, profiler: r.profiler ?? null });
       if (list.length > KEEP) list.shift();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { countAnonMappings } from '../proc/memory.js';
 import { readCgroup, readMemAvailable } from '../proc/cgroup.js';
 import { snapshotRoom } from '../core/fit.js';
-import { workerTrend, stepOf, gcShare } from '../core/worker-trend.js';
+import { workerTrend, stepOf, gcShare, scavenger } from '../core/worker-trend.js';
 import { detectLeak } from '../core/leak-detector.js';
 import { advise } from '../core/advice.js';
 
@@ -21,8 +21,10 @@ import { advise } from '../core/advice.js';
  * @param {import('../types.js').Config} o.config
  * @param {number|null} o.cgroupLimit
  * @param {() => number} o.now
+ * @param {(h:object) => object|null} [o.leakOf]  the latest leak the tick named in a worker
+ * @param {(h:object) => {profiler:string|null, sites:object|null}[]} [o.pointsOf]  its confirmation points
  */
-export async function inspectWorker({ slots, pool, config, cgroupLimit, now }, rawSlot, { heapSnapshot } = {}) {
+export async function inspectWorker({ slots, pool, config, cgroupLimit, now, leakOf = () => null, pointsOf = () => [] }, rawSlot, { heapSnapshot } = {}) {
   const slot = parseSlot(rawSlot, slots.length);
   const h = slots[slot].current;
   if (!h || h.state !== STATES.READY) throw new NodesupError('NODESUP_ERR_CONTROL', `slot ${slot} has no ready worker right now; try again in a moment`);
@@ -36,13 +38,23 @@ export async function inspectWorker({ slots, pool, config, cgroupLimit, now }, r
     heapSpaces: detail?.heapSpaces ?? null, gcByKind: detail?.gcByKind ?? null, gcShare: share, resources: detail?.resources ?? null,
     execArgv: detail?.execArgv ?? null, mappings: countAnonMappings(h.pid),
     trend: workerTrend(h, config, t), step: stepOf(h.window, leak, t),
-    leak: leak ? detectLeak(h.window, { leak, limits, now: t, pollInterval, startedAt: h.readyAt ?? h.startedAt }) : null,
-    advice: sample ? advise({ ...sample, gcShare: share }, {
+    leak: (leak ? detectLeak(h.window, { leak, limits, now: t, pollInterval, startedAt: h.readyAt ?? h.startedAt }) : null) ?? leakOf(h),
+    sites: sitesView(leakOf(h), pointsOf(h)),
+    advice: sample ? advise({ ...sample, gcShare: share, ...scavenger(h.window, t) }, {
       limits, cgroupLimit, heapSpaces: detail?.heapSpaces?.map((x) => ({ space_name: x.name, space_size: x.size })) ?? null,
     }) : [],
   };
   if (heapSnapshot) report.heapSnapshot = await takeHeapSnapshot(pool, h, heapSnapshot, slot);
   return report;
+}
+
+// Which code retains the growth, or why that is not known.
+function sitesView(found, points) {
+  if (found?.sites?.length) return { sites: found.sites, why: null };
+  const reason = points.findLast((p) => p.profiler)?.profiler;
+  if (reason) return { sites: null, why: reason };
+  if (!points.length) return { sites: null, why: 'no heap leak suspected: the sampling heap profiler runs only while one is' };
+  return { sites: null, why: 'a heap leak is suspected and being confirmed; sites follow with the verdict' };
 }
 
 // A heap snapshot costs about the heap's size again in the worker, and a file as large: refused,

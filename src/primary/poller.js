@@ -141,6 +141,8 @@ export function buildSample(t, pid, proc, stats) {
     // Per-type active resources ({TCPSocketWrap: 12, Timeout: 40}) and scavenges so far.
     resources: stats?.resources ?? null,
     minorGcCount: stats?.minorGcCount ?? null,
+    minorGcMs: stats?.minorGcMs ?? null,
+    gcFlags: stats?.gcFlags ?? null,
     threads: stats?.threads ?? null,
     threadsHeapUsed: stats?.threadsHeapUsed ?? null,
     agent: stats !== null,

@@ -16,15 +16,16 @@ const HISTORY_POINTS = 60;
  * @param {ReturnType<import('../report/history.js').createHistory>} o.history
  * @param {import('../core/duration-ring.js').DurationRing} o.pollStats
  * @param {boolean} o.stopping
+ * @param {(h:object) => object|null} [o.leakOf]  the latest leak named in a worker: kind, rate, sites or types
  * @returns {import('../types.js').Snapshot}
  */
-export function buildSnapshot({ config, slots, handles, now, startedAt, totalLimit, cgroupLimit, history, pollStats, stopping }) {
+export function buildSnapshot({ config, slots, handles, now, startedAt, totalLimit, cgroupLimit, history, pollStats, stopping, leakOf = () => null }) {
   const rows = [];
   for (const s of slots) {
     const mine = handles.filter((h) => h.slot === s.slot).sort((a, b) => a.startedAt - b.startedAt);
     const counts = history.slot(s.slot);
     if (!mine.length) rows.push(emptyRow(s, counts));
-    for (const h of mine) rows.push(row(s, h, now, config, counts));
+    for (const h of mine) rows.push({ ...row(s, h, now, config, counts), leak: leakOf(h) });
   }
   return {
     name: config.name,
@@ -73,6 +74,6 @@ function row(s, h, now, config, counts) {
 function emptyRow(s, counts) {
   return {
     slot: s.slot, pid: null, state: STATES.EXITED, current: null, startedAt: null, readyAt: null, uptimeMs: null,
-    last: null, history: [], trend: { rssPerSec: null, heapPerSec: null }, recycles: counts.recycles, restarts: counts.restarts, retiring: null,
+    last: null, history: [], trend: { rssPerSec: null, heapPerSec: null }, recycles: counts.recycles, restarts: counts.restarts, retiring: null, leak: null,
   };
 }

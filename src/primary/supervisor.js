@@ -296,8 +296,13 @@ export class Supervisor {
     return buildSnapshot({
       config: this.config, slots: this.slots, handles: this.pool.handles(), now: this.now(), startedAt: this.startedAt,
       totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit, history: this.history, pollStats: this.pollStats,
-      stopping: Boolean(this.stopping),
+      stopping: Boolean(this.stopping), leakOf: (h) => this.leakOf(h),
     });
+  }
+
+  /** The latest leak the tick named in h (kind, rate, fit, sites or types), or null. */
+  leakOf(h) {
+    return this.policy.workers[h.pid]?.leak ?? null;
   }
 
   /** True while at least one worker serves. */

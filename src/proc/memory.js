@@ -125,7 +125,8 @@ export function parseAnonMappings(text) {
     if (m) {
       const size = parseInt(m[2], 16) - parseInt(m[1], 16);
       const name = m[4];
-      current = m[3] === '0' && (name === '' || name.startsWith('[anon')) ? { size } : null;
+      // malloc's brk arena ([heap]) is anonymous memory too: native leaks through small mallocs land there.
+      current = m[3] === '0' && (name === '' || name === '[heap]' || name.startsWith('[anon')) ? { size } : null;
       if (current) {
         anonymous++;
         if (size === 256 * 1024) v8Pages++;

@@ -111,6 +111,30 @@ export function createMetrics({ getSnapshot, events, name = null }) {
       }
     },
   });
+  // The leak named in each worker, as the events and inspect name it: bytes/s by kind for memory,
+  // resources/s by type for handles (seed 004's sockets and timers).
+  new Gauge({
+    name: 'nodesup_worker_leak_bytes_per_second', help: 'Growth of the leak named in the worker (heap after full GC, or the window trend), by kind.',
+    labelNames: ['slot', 'kind'], registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of snap().slots ?? []) {
+        const L = live(s) ? s.leak : null;
+        if (L && L.kind !== 'handles' && Number.isFinite(L.growthBytesPerSec)) this.set({ slot: String(s.slot), kind: L.kind }, L.growthBytesPerSec);
+      }
+    },
+  });
+  new Gauge({
+    name: 'nodesup_worker_handle_leak_per_second', help: 'Growth of active resources named as a leak in the worker, by resource type.',
+    labelNames: ['slot', 'type'], registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of snap().slots ?? []) {
+        const L = live(s) ? s.leak : null;
+        if (L?.kind === 'handles') for (const x of L.types ?? []) this.set({ slot: String(s.slot), type: x.type }, x.perSec);
+      }
+    },
+  });
   new Gauge({
     name: 'nodesup_workers', help: 'Workers by lifecycle state.', labelNames: ['state'], registers: [registry],
     collect() {

@@ -169,7 +169,18 @@ function detailLines(slot, width, color) {
     `delay p50 ${shortMs(s.delayP50 ?? null)} p99 ${shortMs(s.delayP99 ?? null)}`,
     `heap growth ${growthPerMinute(slot.trend?.heapPerSec ?? null)}`,
   ];
+  const leak = leakChunk(slot.leak);
+  if (leak) chunks.push(paint(leak, 'yellow', color));
   return pack(chunks, width, '  ');
+}
+
+// The latest leak named in the worker, with what holds it: the same words as the event and inspect.
+function leakChunk(L) {
+  if (!L) return null;
+  if (L.kind === 'handles') return `leak handles: ${clean(L.summary ?? '')}`;
+  const site = L.sites?.[0];
+  const where = site ? ` · ${clean(site.fn)} (${clean(site.file)}:${site.line}) ${Math.round(site.share * 100)}%` : '';
+  return `leak ${clean(L.kind)} ${growthPerMinute(L.growthBytesPerSec ?? null)}${where}`;
 }
 
 /** How a recycle event reads for people: 'rss 312 MiB > 300 MiB'. */

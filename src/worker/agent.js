@@ -15,6 +15,11 @@ import { heapProfiler } from './heap-profiler.js';
 
 const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
 const DELAY_RESOLUTION_MS = 10;
+const GC_SETTLE_MS = 50;
+// Flags that change how V8 collects, from the command line or NODE_OPTIONS: a GC-share advice names
+// them as the likely cause (seed 002 ran with concurrent marking off).
+const GC_FLAG = /^--(no-)?(concurrent-marking|parallel-marking|parallel-scavenge|concurrent-sweeping|incremental-marking|single-threaded-gc|single-threaded|predictable|gc-interval|max-semi-space-size|min-semi-space-size|semi-space-growth-factor|optimize-for-size|max-old-space-size|gc-global|stress-compaction)\b/;
+const gcFlags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map((f) => f.replace(/_/g, '-')).filter((f) => GC_FLAG.test(f));
 
 if (cluster.isWorker && typeof process.send === 'function') start();
 
@@ -47,9 +52,12 @@ function start() {
 
   const handlers = {
     [KIND.STATS]: (req) => stats(state, delay, req.detail),
-    [KIND.GC]: (req) => {
+    [KIND.GC]: async (req) => {
       const before = process.memoryUsage();
       fullGc();
+      // Freed Buffers' backing stores are released after the GC, in a task of their own: read the
+      // breakdown once that has run, or freed memory still reads as "external" (seed 001).
+      await new Promise((resolve) => setTimeout(resolve, GC_SETTLE_MS));
       return { before, after: stats(state, delay, req.detail) };
     },
     [KIND.CONFIRM]: (req) => confirm(state, req),
@@ -102,29 +110,27 @@ function start() {
 /**
  * One confirmation point of a suspected heap leak: the heap after a full GC, and (with `profile`)
  * the retained allocations by site. A full GC the worker ran by itself within `reuseMs` serves as
- * the point; only without one is a GC forced, and its pause is measured. `profile: false` ends the
- * suspicion: the profiler stops and its memory goes.
+ * the point; only without one is a GC forced, and its pause is measured. Without `profile` the
+ * profiler stops and its memory goes; `point: false` only that (the suspicion ended).
  */
-async function confirm(state, { profile = true, reuseMs = 0 }) {
-  if (!profile) {
-    state.profiler.stop();
-    return { stopped: true };
-  }
+async function confirm(state, { point = true, profile = true, reuseMs = 0 }) {
+  if (!profile) state.profiler.stop();
+  if (!point) return { stopped: true };
   const natural = state.lastMajor && Date.now() - state.lastMajor.at <= reuseMs ? state.lastMajor : null;
-  let point;
+  let taken;
   if (natural) {
-    point = { at: natural.at, heapAfter: natural.used, forced: false, pauseMs: null };
+    taken = { at: natural.at, heapAfter: natural.used, forced: false, pauseMs: null };
   } else {
     const t0 = performance.now();
     fullGc();
     const pauseMs = performance.now() - t0;
-    point = { at: Date.now(), heapAfter: v8.getHeapStatistics().used_heap_size, forced: true, pauseMs: Math.round(pauseMs * 10) / 10 };
-    state.lastMajor = { at: point.at, used: point.heapAfter };
+    taken = { at: Date.now(), heapAfter: v8.getHeapStatistics().used_heap_size, forced: true, pauseMs: Math.round(pauseMs * 10) / 10 };
+    state.lastMajor = { at: taken.at, used: taken.heapAfter };
   }
   // Sampled right after the GC; after a natural one, what was allocated since is in it too, which
   // the diff of two points sees as noise, not as growth, unless it is itself retained.
-  const sites = await state.profiler.sample();
-  return { ...point, sites, profiler: state.profiler.reason };
+  const sites = profile ? await state.profiler.sample() : null;
+  return { ...taken, sites, profiler: state.profiler.reason };
 }
 
 let gcFn;
@@ -179,6 +185,9 @@ function stats(state, delay, detail) {
     gcCount: state.gc.count,
     gcMs: state.gc.ms,
     majorGcCount: state.gc.major,
+    minorGcCount: state.gc.byKind.minor.count,
+    minorGcMs: state.gc.byKind.minor.ms,
+    gcFlags,
     elu: elu.utilization,
     // The histogram records whole timer intervals; the delay is what exceeds the interval.
     delayP50: delay.count ? lateBy(delay.percentile(50)) : null,

@@ -1,7 +1,13 @@
 // V8's sampling heap profiler in the worker, through an in-process node:inspector session. It runs
 // only while the primary suspects a heap leak (started by the first confirmation probe, stopped
-// when the suspicion ends or the worker drains), so a healthy worker never pays for it. When it
-// cannot run, `reason` says why and nothing else changes.
+// when the leak is confirmed, the suspicion ends or the worker drains), so a healthy worker never
+// pays for it. When it cannot run, `reason` says why and nothing else changes.
+//
+// The profiler records the function V8 is executing, and optimized code has small functions
+// inlined into their callers: a leak in a three-line `cacheUser` was filed under the timer callback
+// that called it (Node 20 and 24, measured). Precise binary coverage deoptimizes everything and
+// keeps callees as frames while it is on, so it runs alongside the profiler (unless the app collects
+// coverage itself: NODE_V8_COVERAGE); bench/RESULTS.md has what the two cost together.
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { flattenProfile } from '../core/heap-sites.js';
@@ -52,6 +58,10 @@ export function heapProfiler() {
       if (!(await open())) return null;
       try {
         if (!sampling) {
+          if (!process.env.NODE_V8_COVERAGE) {
+            await post('Profiler.enable');
+            await post('Profiler.startPreciseCoverage', { callCount: false, detailed: false });
+          }
           await post('HeapProfiler.startSampling', { samplingInterval: SAMPLING_INTERVAL });
           sampling = true;
         }
@@ -67,7 +77,10 @@ export function heapProfiler() {
     /** Stop sampling and free its memory; the session closes too, so nothing holds the worker. */
     stop() {
       if (!session) return;
-      if (sampling) session.post('HeapProfiler.stopSampling', () => {});
+      if (sampling) {
+        session.post('HeapProfiler.stopSampling', () => {});
+        if (!process.env.NODE_V8_COVERAGE) session.post('Profiler.stopPreciseCoverage', () => session?.post('Profiler.disable', () => {}));
+      }
       sampling = false;
       session.disconnect();
       session = null;

@@ -8,6 +8,7 @@ const [major, minor] = process.versions.node.split('.').map(Number);
 const heapsVisible = major > 22 || (major === 22 && minor >= 16);
 
 test('a thread is seen; its heap is reported (Node ≥ 22.16) and its leak recycled as kind heap', async (t) => {
+  t.timeout(4 * 60_000); // ~30 s alone; far longer beside the rest of the suite on 2 loaded cores
   const port = await freePort();
   const cfg = writeConfig(t, { workers: 1, pollInterval: '250ms', metrics: false, limits: { rss: '1gb' }, leak: { window: '10s', minGrowth: '1mb/min' } });
   const run = startCli(t, [app('thread-leak.js'), '-c', cfg], { env: { PORT: String(port), LEAK_MB_PER_MIN: '30' } });
@@ -22,7 +23,7 @@ test('a thread is seen; its heap is reported (Node ≥ 22.16) and its leak recyc
     return;
   }
   t.true(last.threadsHeapUsed > 1024 * 1024);
-  const ev = await run.waitFor((e) => e.event === 'worker.recycle' && e.reason === 'leak', { what: 'the thread leak recycled', timeout: 90_000 });
+  const ev = await run.waitFor((e) => e.event === 'worker.recycle' && e.reason === 'leak', { what: 'the thread leak recycled', timeout: 180_000 });
   t.is(ev.kind, 'heap', 'a thread heap leak is a heap leak, not native');
   run.child.kill('SIGTERM');
   t.is((await run.exited).exitCode, 0);

@@ -24,11 +24,16 @@ for (const [name, patch, ctx, code, mentions] of [
   ['native-gap', { rss: 665 * MiB, heapTotal: 129 * MiB, external: 24 * MiB, native: 512 * MiB }, {}, ADVICE.NATIVE_GAP, ['5.2×', '512 MiB', 'MALLOC_ARENA_MAX=2']],
   ['native-gap without a native field', { rss: 665 * MiB, heapTotal: 129 * MiB, external: 24 * MiB, native: null }, {}, ADVICE.NATIVE_GAP, ['512 MiB']],
   // seed 000: new space shrunk to 8 MiB, then 2 MiB, under a 512 MiB pod limit
-  ['tiny-new-space', { newSpace: 2 * MiB }, { cgroupLimit: 512 * MiB }, ADVICE.TINY_NEW_SPACE, ['2.0 MiB', '512 MiB', '--max-semi-space-size=16']],
-  ['tiny-new-space at exactly 8 MiB', { newSpace: 8 * MiB }, {}, ADVICE.TINY_NEW_SPACE, ['8.0 MiB']],
-  ['tiny-new-space from heapSpaces', { newSpace: null }, { heapSpaces: [{ space_name: 'old_space', space_size: 90 * MiB }, { space_name: 'new_space', space_size: 4 * MiB }] }, ADVICE.TINY_NEW_SPACE, ['4.0 MiB']],
-  // seed 002: GC at 13 % of CPU
-  ['gc-share', { gcShare: 0.13 }, {}, ADVICE.GC_SHARE, ['13%']],
+  // … and only with the scavenger hot: scavenges a second, or their share of the time
+  ['tiny-new-space', { newSpace: 2 * MiB, scavengesPerSec: 120 }, { cgroupLimit: 512 * MiB }, ADVICE.TINY_NEW_SPACE, ['2.0 MiB', '512 MiB', '120 scavenges/s', '--max-semi-space-size=16']],
+  ['tiny-new-space at exactly 8 MiB, 10 scavenges/s', { newSpace: 8 * MiB, scavengesPerSec: 10 }, {}, ADVICE.TINY_NEW_SPACE, ['8.0 MiB']],
+  ['tiny-new-space from heapSpaces, 3 % of the time in scavenges', { newSpace: null, minorGcShare: 0.03 }, { heapSpaces: [{ space_name: 'old_space', space_size: 90 * MiB }, { space_name: 'new_space', space_size: 4 * MiB }] }, ADVICE.TINY_NEW_SPACE, ['4.0 MiB']],
+  ['tiny-new-space without a cgroup limit (a flag capped it)', { newSpace: 2 * MiB, scavengesPerSec: 80 }, { cgroupLimit: null }, ADVICE.TINY_NEW_SPACE, ['2.0 MiB', '80 scavenges/s']],
+  // seed 002: GC at 13 % of CPU, and why, where the agent can see it
+  ['gc-share', { gcShare: 0.13 }, {}, ADVICE.GC_SHARE, ['13%', 'allocation rate']],
+  ['gc-share: a GC flag named', { gcShare: 0.13, gcFlags: ['--no-concurrent-marking'] }, {}, ADVICE.GC_SHARE, ['13%', '--no-concurrent-marking']],
+  ['gc-share: the heap near its limit named', { gcShare: 0.2, heapUsed: 1.5 * GiB }, {}, ADVICE.GC_SHARE, ['75% of its limit']],
+  ['gc-share: a small new space named', { gcShare: 0.2, newSpace: 2 * MiB, scavengesPerSec: 200 }, {}, ADVICE.GC_SHARE, ['2.0 MiB new space']],
   ['loop-delay', { delayP99: 250.4 }, {}, ADVICE.LOOP_DELAY, ['250 ms']],
   ['heap-near-limit', { heapUsed: 1.9 * GiB }, {}, ADVICE.HEAP_NEAR_LIMIT, ['95%', '2.0 GiB']],
   ['heap-limit-above-rss', {}, { limits: { rss: 512 * MiB } }, ADVICE.HEAP_LIMIT_ABOVE_RSS, ['2.0 GiB', '512 MiB', '--max-old-space-size=384']],
@@ -49,8 +54,9 @@ for (const [name, patch, ctx, code, mentions] of [
 for (const [name, patch, ctx] of [
   ['native-gap: rss at 2× heapTotal', { rss: 200 * MiB, heapTotal: 100 * MiB, native: 150 * MiB }, {}],
   ['native-gap: gap ≤ 100 MiB', { rss: 150 * MiB, heapTotal: 50 * MiB, external: 5 * MiB, native: 95 * MiB }, {}],
-  ['tiny-new-space: no cgroup limit', { newSpace: 2 * MiB }, { cgroupLimit: null }],
-  ['tiny-new-space: 16 MiB', { newSpace: 16 * MiB }, {}],
+  ['tiny-new-space: an idle worker (V8 starts the new space at 1 MiB and grows it on demand)', { newSpace: 1 * MiB, scavengesPerSec: 0.2, minorGcShare: 0.0001 }, {}],
+  ['tiny-new-space: scavenger rate unknown', { newSpace: 2 * MiB }, {}],
+  ['tiny-new-space: 16 MiB, however hot', { newSpace: 16 * MiB, scavengesPerSec: 300 }, {}],
   ['gc-share: 10 %', { gcShare: 0.1 }, {}],
   ['loop-delay: 100 ms', { delayP99: 100 }, {}],
   ['heap-near-limit: 85 %', { heapUsed: 0.85 * 2 * GiB }, {}],
@@ -74,7 +80,7 @@ test('unknown is no advice, never a wrong one', (t) => {
 test('every message fits 120 chars, even with the largest numbers', (t) => {
   const worst = {
     ...HEALTHY, rss: 1023 * GiB, heapTotal: 1 * GiB, heapUsed: 3.99 * GiB, heapLimit: 4 * GiB, external: 1, native: 1000 * GiB,
-    newSpace: 7.9 * MiB, gcShare: 0.999, delayP99: 123456.7, fds: 1_048_576, handles: 10_000_000,
+    newSpace: 7.9 * MiB, gcShare: 0.999, delayP99: 123456.7, fds: 1_048_576, handles: 10_000_000, scavengesPerSec: 123456, gcFlags: ['--max-semi-space-size=123456789', '--no-concurrent-marking-and-more-words'],
   };
   const lines = [
     ...advise(worst, { limits: { rss: 1023 * GiB }, cgroupLimit: 1000 * GiB }),

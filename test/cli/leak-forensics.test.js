@@ -1,0 +1,51 @@
+// Leak forensics at the default settings, with the real CLI: a heap leak whose retaining function
+// lives in another module is named with that function, file and line (its churning neighbour is
+// not), and a socket + timer leak is named by its handle types, whatever the count.
+import test from 'ava';
+import { startCli, runCli, app, freePort, writeConfig } from '../helpers/cli.js';
+
+const MINUTES = 60_000;
+
+test('a heap leak hidden among churn: leak.warning names cacheUser in users.js, not buildReport; inspect shows the same', async (t) => {
+  t.timeout(4 * MINUTES);
+  // Only what this test needs differs from the defaults: one worker, no metrics port.
+  const cfg = writeConfig(t, { workers: 1, metrics: false });
+  const run = startCli(t, [app('sites/server.js'), '-c', cfg], { env: { PORT: String(await freePort()) } });
+  const ready = await run.waitFor((e) => e.event === 'worker.ready', { what: 'ready' });
+  const ev = await run.waitFor((e) => e.event === 'leak.warning' && e.kind === 'heap', { what: 'the heap leak named', timeout: 3 * MINUTES });
+  t.log(`named ${Math.round((Date.parse(ev.time) - Date.parse(ready.time)) / 1000)} s after ready: ${ev.msg}`);
+  t.truthy(ev.sites?.length, `sites in the event: ${JSON.stringify(ev)}`);
+  // The app lives outside the supervisor's cwd here, so its path stays absolute.
+  t.like(ev.sites[0], { fn: 'cacheUser', line: 4 });
+  t.true(ev.sites[0].file.endsWith('apps/sites/users.js'), ev.sites[0].file);
+  t.false(ev.sites.some((s) => s.fn === 'buildReport' || s.file.endsWith('report.js')), 'the churning function is not named');
+  t.true(ev.growthBytesPerSec > 0 && ev.r2 > 0);
+  t.true(ev.confirm.points >= 4);
+  t.true(ev.confirm.forcedGcs === 0 || ev.confirm.maxPauseMs >= 0, 'a forced GC has its pause measured');
+
+  const r = await runCli(['inspect', '0', '--json'], { env: { NODESUP_RUN_DIR: run.runDir } });
+  t.is(r.exitCode, 0, r.stderr);
+  const report = JSON.parse(r.stdout);
+  t.like(report.sites.sites[0], { fn: 'cacheUser', line: 4 });
+  const text = await runCli(['inspect', '0'], { env: { NODESUP_RUN_DIR: run.runDir } });
+  t.regex(text.stdout, /retained by:\n\s+cacheUser \(\S*apps\/sites\/users\.js:4\)/);
+  run.child.kill('SIGTERM');
+  t.is((await run.exited).exitCode, 0);
+});
+
+test('sockets and timers never closed (seed 004): leak.warning of kind handles names TCPSocketWrap and Timeout', async (t) => {
+  t.timeout(3 * MINUTES);
+  const cfg = writeConfig(t, { workers: 1, metrics: false, leak: { action: 'warn' } });
+  const run = startCli(t, [app('socket-timer-leak.js'), '-c', cfg], { env: { PORT: String(await freePort()) } });
+  await run.waitFor((e) => e.event === 'worker.ready', { what: 'ready' });
+  const ev = await run.waitFor((e) => e.event === 'leak.warning' && e.kind === 'handles', { what: 'the handle leak named', timeout: 2 * MINUTES });
+  const types = ev.types.map((x) => x.type);
+  t.true(types.includes('TCPSocketWrap') && types.includes('Timeout'), JSON.stringify(ev.types));
+  t.regex(ev.summary, /TCPSocketWrap \+\d+(\.\d)?\/s/);
+  // Named long before the old fixed threshold of 1,000 handles.
+  t.true(ev.types.find((x) => x.type === 'TCPSocketWrap').count < 1000, `named at ${JSON.stringify(ev.types)}`);
+  const status = await run.status();
+  t.is(status.slots[0].leak.kind, 'handles');
+  run.child.kill('SIGTERM');
+  t.is((await run.exited).exitCode, 0);
+});
