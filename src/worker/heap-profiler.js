@@ -17,7 +17,8 @@ import { flattenProfile } from '../core/heap-sites.js';
 export const SAMPLING_INTERVAL = 32 * 1024;
 const OURS = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
-export function heapProfiler() {
+/** @param {{deopt?: boolean}} [o]  deopt false: the profiler alone, without coverage (the cost bench's control) */
+export function heapProfiler({ deopt = !process.env.NODE_V8_COVERAGE } = {}) {
   let session = null;
   let sampling = false;
   let reason = null;
@@ -58,7 +59,7 @@ export function heapProfiler() {
       if (!(await open())) return null;
       try {
         if (!sampling) {
-          if (!process.env.NODE_V8_COVERAGE) {
+          if (deopt) {
             await post('Profiler.enable');
             await post('Profiler.startPreciseCoverage', { callCount: false, detailed: false });
           }
@@ -79,7 +80,7 @@ export function heapProfiler() {
       if (!session) return;
       if (sampling) {
         session.post('HeapProfiler.stopSampling', () => {});
-        if (!process.env.NODE_V8_COVERAGE) session.post('Profiler.stopPreciseCoverage', () => session?.post('Profiler.disable', () => {}));
+        if (deopt) session.post('Profiler.stopPreciseCoverage', () => session?.post('Profiler.disable', () => {}));
       }
       sampling = false;
       session.disconnect();

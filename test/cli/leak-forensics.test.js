@@ -29,6 +29,11 @@ test('a heap leak hidden among churn: leak.warning names cacheUser in users.js, 
   t.like(report.sites.sites[0], { fn: 'cacheUser', line: 4 });
   const text = await runCli(['inspect', '0'], { env: { NODESUP_RUN_DIR: run.runDir } });
   t.regex(text.stdout, /retained by:\n\s+cacheUser \(\S*apps\/sites\/users\.js:4\)/);
+
+  // The profiler and its inspector session never hold a worker back: it drains like any other.
+  t.is((await runCli(['recycle', '0'], { env: { NODESUP_RUN_DIR: run.runDir } })).exitCode, 0);
+  const gone = await run.waitFor((e) => e.event === 'worker.exit' && e.pid === ready.pid, { what: 'the profiled worker drained' });
+  t.like(gone, { planned: true, forced: false });
   run.child.kill('SIGTERM');
   t.is((await run.exited).exitCode, 0);
 });

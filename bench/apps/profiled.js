@@ -1,0 +1,37 @@
+// The sites-cost bench's app: an HTTP server that builds a ~20 KiB JSON body from fresh objects per
+// request and keeps 1 MiB a minute (so the profile has live samples), with the agent's heap
+// profiler started at boot the way a suspicion starts it. GET /profile times one sample (profile
+// read and flattened, as a confirmation point does) and reports its size; GET /mem, memoryUsage().
+//   PORT, MODE: off | sampling (profiler alone) | sites (profiler + precise coverage, as nodesup runs it)
+import http from 'node:http';
+import { heapProfiler } from '../../src/worker/heap-profiler.js';
+
+const mode = process.env.MODE ?? 'off';
+const profiler = mode === 'off' ? null : heapProfiler({ deopt: mode === 'sites' });
+if (profiler) {
+  await profiler.sample();
+  if (profiler.reason) throw new Error(profiler.reason);
+}
+
+const kept = [];
+setInterval(() => kept.push(new Array(2200).fill(kept.length + 0.5)), 1000); // ~17 KiB/s ≈ 1 MiB/min
+
+function row(i) {
+  return { id: i, name: `user ${i}`, email: `u${i}@example.com`, score: Math.sqrt(i) * 3, tags: ['a', 'b', String(i % 7)] };
+}
+function body() {
+  const rows = [];
+  for (let i = 0; i < 200; i++) rows.push(row(i));
+  return JSON.stringify({ rows, total: rows.reduce((a, r) => a + r.score, 0) });
+}
+
+http.createServer(async (req, res) => {
+  if (req.url === '/mem') return res.end(JSON.stringify(process.memoryUsage()));
+  if (req.url === '/profile') {
+    const t0 = performance.now();
+    const flat = profiler ? await profiler.sample() : null;
+    return res.end(JSON.stringify({ ms: performance.now() - t0, bytes: JSON.stringify(flat ?? {}).length }));
+  }
+  res.setHeader('content-type', 'application/json');
+  res.end(body());
+}).listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ event: 'listening' })}\n`));
