@@ -4,9 +4,7 @@
 import net from 'node:net';
 import { ERROR_CODES, NodesupError } from '../errors.js';
 import { checkRunDir, listSupervisors, runDir, socketPath } from '../run-dir.js';
-
-const VERSION = 1;
-const MAX_REPLY_BYTES = 64 * 1024 * 1024; // a snapshot is kilobytes; more means a confused peer
+import { MAX_REPLY_BYTES, frame, requestMessage } from '../control-protocol.js';
 const PROBE_TIMEOUT_MS = 1000;
 
 /** Send one request to supervisor `name` (found in the run dir when omitted) and return its result. */
@@ -184,7 +182,7 @@ function openChannel(dir, name, onClose) {
         fn(v);
       };
       pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
-      sock.write(JSON.stringify({ v: VERSION, id, op, args }) + '\n');
+      sock.write(frame(requestMessage(id, op, args)));
     });
   }
 }

@@ -4,7 +4,6 @@
 // line: low r2, one huge jump), a single step (one jump carries the whole rise: see detectStep),
 // a warm-up (growth that slows down), and heap that grows into pages the process holds (RSS flat).
 
-import { REASONS } from '../constants.js';
 import { growth, levelShift, projectTimeToLimit, windowBaseline, firstIndexSince } from './trend.js';
 
 /** @typedef {import('./sample-window.js').SampleWindow} SampleWindow */
@@ -45,11 +44,6 @@ export function heapField(samples) {
 const partsOf = (samples) => (heapField(samples) === 'heapFloor' ? PARTS_FLOOR : PARTS);
 
 const T = LEAK_THRESHOLDS;
-
-/** Recycle reason for a leak of any kind; the kind travels in the event's own `kind` field. */
-export function leakReason(_kind) {
-  return REASONS.LEAK;
-}
 
 // treeRss when the probe sees the tree, else the worker's own rss: one field for the whole series,
 // since mixing them would invent a step the size of the children.

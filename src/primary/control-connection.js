@@ -2,12 +2,7 @@
 // out. Every buffer is bounded and nothing a client sends can throw out of here into the primary.
 
 import { ERROR_CODES } from '../errors.js';
-
-/** Protocol version spoken on the control socket. */
-export const CONTROL_VERSION = 1;
-
-/** Ops a client may send; `ping` needs no handler. */
-export const OPS = Object.freeze(['status', 'reload', 'recycle', 'inspect', 'stop', 'ping']);
+import { CONTROL_VERSION, OPS, frame, okReply, errorReply } from '../control-protocol.js';
 
 /** Serve requests on `socket` with ctx = { name, handlers, logger, opts, sockets }. */
 export function serveConnection(socket, ctx) {
@@ -38,7 +33,7 @@ export function serveConnection(socket, ctx) {
       socket.destroy();
       return false;
     }
-    socket.write(JSON.stringify(reply) + '\n');
+    socket.write(frame(reply));
     return true;
   };
 
@@ -183,10 +178,3 @@ function firstLine(value) {
   return line.length > 1000 ? `${line.slice(0, 997)}...` : line;
 }
 
-function okReply(id, result) {
-  return { v: CONTROL_VERSION, id, ok: true, result };
-}
-
-function errorReply(id, code, message) {
-  return { v: CONTROL_VERSION, id, ok: false, error: { code, message } };
-}

@@ -8,9 +8,10 @@ import nodePath from 'node:path';
 import { NodesupError } from '../errors.js';
 import { serveConnection } from './control-connection.js';
 import { ensureRunDir, MAX_SOCKET_PATH_BYTES, socketPath } from '../run-dir.js';
+import { MAX_REQUEST_BYTES } from '../control-protocol.js';
 
 const DEFAULTS = Object.freeze({
-  maxLineBytes: 1024 * 1024,
+  maxLineBytes: MAX_REQUEST_BYTES,
   maxWriteBacklog: 4 * 1024 * 1024,
   idleTimeoutMs: 5 * 60 * 1000,
   maxInFlight: 16, // per connection; more requests wait in the socket, not in our memory

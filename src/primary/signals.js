@@ -2,13 +2,11 @@
 // (except under --tui, where it means the terminal is gone: a stop, however many times it comes).
 
 /** Install the handlers; returns a function that removes them. */
-export function handleSignals(sup, { onStop, hangupStops = false } = {}) {
+export function handleSignals(sup, { hangupStops = false } = {}) {
   let signals = 0;
   const stop = (signal) => {
     signals++;
     if (signals === 1 && sup.stopping) return; // already stopping (control `stop`): the first signal joins the drain
-    const first = !sup.stopping;
-    onStop?.(signal, first);
     sup.stop(signal);
   };
   // A closed terminal can deliver SIGHUP more than once (the shell forwards it): never a force.

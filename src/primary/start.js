@@ -1,25 +1,18 @@
-// Starting a supervisor from CLI arguments: load and validate the config, bind the control socket
-// and the metrics port, and only then fork. Resolves with the exit code once it has stopped.
+// Running a supervisor from a validated config: bind the control socket and the metrics port, and
+// only then fork. Resolves with the exit code once it has stopped. The CLI (cli/commands/start.js)
+// and the API (index.js, startSupervisor) both come here.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig, flagsToConfig } from '../config/load.js';
 import { EXIT } from '../errors.js';
 import { createLogger } from '../report/logger.js';
 import { logEvents } from '../report/log-listener.js';
 import { openSink } from './app-output.js';
 import { EVENTS } from '../constants.js';
-import { createMetrics, startMetricsServer } from '../report/metrics.js';
 import { runDir, ensureRunDir } from '../run-dir.js';
 import { startControlServer } from './control-server.js';
 import { Supervisor } from './supervisor.js';
 import { handleSignals } from './signals.js';
 import { controlHandlers } from './control-handlers.js';
-
-/** Start from yargs argv; resolves with the process exit code. */
-export async function startSupervisor({ argv, cwd }) {
-  const load = () => loadConfig({ cwd, configPath: argv.config, flags: flagsToConfig(argv), script: argv.script, appArgs: argv['--'] ?? [] });
-  return runSupervisor(await load(), { loadConfig: load });
-}
 
 /** Run a validated config until it stops. */
 export async function runSupervisor(config, { loadConfig: reload = null } = {}) {
@@ -41,6 +34,8 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
   let metricsServer = null;
   let metrics = null;
   if (config.metrics) {
+    // prom-client is ~12 MiB of the primary's RSS: loaded only when metrics are on.
+    const { createMetrics, startMetricsServer } = await import('../report/metrics.js');
     metrics = createMetrics({ getSnapshot: () => sup.snapshot(), events: sup.events, name: config.name });
     try {
       metricsServer = await startMetricsServer({ metrics, host: config.metrics.host, port: config.metrics.port, isReady: () => sup.isReady() });

@@ -1,8 +1,10 @@
-// Text helpers for the terminal view: visible width that ignores ANSI escapes, ANSI-aware
-// truncation and padding, and a tiny palette. Colours close with their own "off" code (39, 22, 27)
+// Text helpers for the terminal view: ANSI-aware truncation and padding, and a tiny palette.
+// Widths (wide East Asian characters, emoji, combining marks) are string-width's and stripping is
+// strip-ansi's: both already come with yargs. Colours close with their own "off" code (39, 22, 27)
 // instead of a full reset, so a cell colour inside an inverse (selected) row keeps the inverse.
+import stringWidth from 'string-width';
+import stripAnsiText from 'strip-ansi';
 
-const ANSI_RE = /\x1b\[[0-9;?]*[A-Za-z]/g;
 const ANSI_AT = /^\x1b\[[0-9;?]*[A-Za-z]/;
 
 const STYLES = {
@@ -23,27 +25,12 @@ export function paint(text, style, color) {
 
 /** The text without ANSI escapes. */
 export function stripAnsi(str) {
-  return String(str).replace(ANSI_RE, '');
-}
-
-// East Asian wide and emoji ranges take two columns; combining marks take none. Close enough for
-// the only untrusted text we show (app names, error messages) without a string-width dependency.
-function charWidth(cp) {
-  if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return 0;
-  if ((cp >= 0x300 && cp <= 0x36f) || (cp >= 0x200b && cp <= 0x200f) || cp === 0xfe0f) return 0;
-  if (
-    (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) || (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1faff) || (cp >= 0x20000 && cp <= 0x3fffd)
-  ) return 2;
-  return 1;
+  return stripAnsiText(String(str));
 }
 
 /** Terminal columns a string takes, ignoring ANSI escapes. */
 export function visibleWidth(str) {
-  let w = 0;
-  for (const ch of stripAnsi(str)) w += charWidth(ch.codePointAt(0));
-  return w;
+  return stringWidth(String(str));
 }
 
 /** Cut to at most `width` columns, keeping escapes; ends with '…' when something was cut. */
@@ -63,7 +50,7 @@ export function truncate(str, width) {
       continue;
     }
     const ch = String.fromCodePoint(str.codePointAt(i));
-    const cw = charWidth(ch.codePointAt(0));
+    const cw = stringWidth(ch);
     if (w + cw > width - 1) break;
     out += ch;
     w += cw;

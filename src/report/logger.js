@@ -1,8 +1,12 @@
 // pino on stdout: one JSON object per line, or pino-pretty for people at a terminal. Synchronous
 // writes: events are rare (no logging on an idle tick), and a sync destination cannot lose the last
 // lines when the primary exits.
+import { createRequire } from 'node:module';
 import pino from 'pino';
-import pretty from 'pino-pretty';
+
+// pino-pretty (and its formatting dependencies) costs the primary ~10 MiB of RSS: loaded only for
+// pretty output.
+const require = createRequire(import.meta.url);
 
 /**
  * A pino logger for the primary. `destination` is a fd, a path (the --tui log file) or a stream
@@ -12,6 +16,7 @@ export function createLogger({ level = 'info', format = 'json', name, destinatio
   // No `pid` in base: events carry the worker's pid in that field; the primary's is in supervisor.start.
   const opts = { level, base: { name }, timestamp: pino.stdTimeFunctions.isoTime };
   if (format === 'pretty') {
+    const pretty = require('pino-pretty');
     return pino(opts, pretty({ destination, sync: true, colorize: destination === 1 && process.stdout.isTTY, ignore: 'hostname' }));
   }
   if (typeof destination === 'object') return pino(opts, destination);

@@ -1,8 +1,7 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { SampleWindow } from '../../src/core/sample-window.js';
-import { detectLeak, detectStep, leakReason, LEAK_THRESHOLDS } from '../../src/core/leak-detector.js';
-import { REASONS } from '../../src/constants.js';
+import { detectLeak, detectStep, LEAK_THRESHOLDS } from '../../src/core/leak-detector.js';
 import { parseDuration, parseRate, parseSize } from '../../src/units.js';
 import { FIXTURES, makeSeries } from '../fixtures/series/generate.js';
 
@@ -193,9 +192,6 @@ test('projectedLimitInSec: to the nearest limit that applies', (t) => {
   t.is(verdicts(load('fast-heap-leak'), FAST, over).at(-1).v.projectedLimitInSec, 0);
 });
 
-test('leakReason: every kind recycles as leak', (t) => {
-  for (const kind of ['heap', 'external', 'native', 'children', 'rss']) t.is(leakReason(kind), REASONS.LEAK);
-});
 
 const steps = (series, windowMs) => replay(series, (w, el) => ({ el, s: detectStep(w, { now: w.last().t, windowMs }) }));
 

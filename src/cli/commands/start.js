@@ -1,6 +1,5 @@
 // `nodesup start <script> [-- app args]`: the primary in the foreground. Everything that can be
 // refused (config, script, the control socket, the metrics port) is checked before a worker forks.
-import { startSupervisor } from '../../primary/start.js';
 
 export const command = 'start [script]';
 export const describe = 'start the primary in the foreground; logs on stdout';
@@ -22,8 +21,12 @@ export function builder(y) {
     .option('name', { type: 'string', describe: 'supervisor name: control socket and metrics label' });
 }
 
-/** Run until stopped; the exit code says how it ended. */
+/** Run until stopped; the exit code says how it ended. SIGHUP re-reads the same file and flags. */
 export async function handler(argv) {
-  const code = await startSupervisor({ argv, cwd: process.cwd() });
-  process.exitCode = code;
+  // Loaded here, not at the top: `nodesup status` and the other commands need neither zod nor the primary.
+  const { loadConfig, flagsToConfig } = await import('../../config/load.js');
+  const { runSupervisor } = await import('../../primary/start.js');
+  const cwd = process.cwd();
+  const load = () => loadConfig({ cwd, configPath: argv.config, flags: flagsToConfig(argv), script: argv.script, appArgs: argv['--'] ?? [] });
+  process.exitCode = await runSupervisor(await load(), { loadConfig: load });
 }
