@@ -161,6 +161,11 @@ export function createMetrics({ getSnapshot, events, name = null }) {
     for (const s of snap().slots ?? []) this.inc({ slot: String(s.slot) }, 0); // every slot's series exists from the start
   } });
   const crashes = new Counter({ name: 'nodesup_worker_crashes_total', help: 'Unplanned worker exits.', labelNames: ['slot', 'signal'], registers: [registry] });
+  // The kernel's OOM killer, told apart from other SIGKILLs by the cgroup's oom_kill count: the one
+  // crash a memory limit in nodesup should have prevented.
+  const oomKills = new Counter({ name: 'nodesup_worker_oom_kills_total', help: 'Workers killed by the kernel OOM killer.', labelNames: ['slot'], registers: [registry], collect() {
+    for (const s of snap().slots ?? []) this.inc({ slot: String(s.slot) }, 0);
+  } });
   const duration = new Histogram({
     name: 'nodesup_recycle_duration_seconds', help: 'From the recycle decision to the old worker gone.',
     buckets: RECYCLE_BUCKETS, registers: [registry],
@@ -188,6 +193,7 @@ export function createMetrics({ getSnapshot, events, name = null }) {
         const reason = ev.reason ?? pending.get(ev.pid) ?? null;
         pending.delete(ev.pid);
         if (!ev.planned) crashes.inc({ slot: String(ev.slot), signal: ev.signal ?? 'none' });
+        if (ev.oomKill) oomKills.inc({ slot: String(ev.slot) });
         else if (reason) {
           // A planned exit without a reason is a shutdown, not a recycle.
           recycles.inc({ reason, forced: String(Boolean(ev.forced)) });

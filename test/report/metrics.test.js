@@ -105,6 +105,7 @@ test('counters follow events: recycles counted at exit with reason and forced, c
   // Crashes and restarts.
   emit({ event: 'worker.exit', slot: 1, pid: 4101, code: null, signal: 'SIGSEGV', planned: false, forced: false, recycleMs: null });
   emit({ event: 'worker.exit', slot: 1, pid: 4102, code: 1, signal: null, planned: false, forced: false, recycleMs: null });
+  emit({ event: 'worker.exit', slot: 0, pid: 4103, code: null, signal: 'SIGKILL', planned: false, forced: false, oomKill: true });
   emit({ event: 'worker.restart', slot: 1, delayMs: 100, crashesInWindow: 1 });
   emit({ event: 'worker.restart', slot: 1, delayMs: 200, crashesInWindow: 2 });
   emit(null); // garbage must not throw into the supervisor
@@ -117,6 +118,8 @@ test('counters follow events: recycles counted at exit with reason and forced, c
   t.is(value(body, 'nodesup_worker_crashes_total{slot="1",signal="SIGSEGV"}'), 1);
   t.is(value(body, 'nodesup_worker_crashes_total{slot="1",signal="none"}'), 1);
   t.is(value(body, 'nodesup_restarts_total{slot="1"}'), 2);
+  t.is(value(body, 'nodesup_worker_oom_kills_total{slot="0"}'), 1, 'the kernel OOM kill, counted apart');
+  t.is(value(body, 'nodesup_worker_oom_kills_total{slot="1"}'), 0, 'a SIGSEGV is a crash, not an OOM kill');
   t.is(value(body, 'nodesup_recycle_duration_seconds_count'), 2);
   t.is(value(body, 'nodesup_recycle_duration_seconds_sum'), 13.5);
   t.is(value(body, 'nodesup_recycle_duration_seconds_bucket{le="2"}'), 1);
