@@ -193,7 +193,10 @@ export class Pool extends EventEmitter {
   /** Tell h's agent to drain, then disconnect it: it stops accepting and finishes what it has. */
   disconnect(h) {
     if (h.worker.isConnected()) {
-      try { h.worker.process.send(message(KIND.DRAIN, { id: 0 })); } catch { /* exiting */ }
+      // Long-lived connections are closed over a spread well inside killTimeout, so their clients
+      // reconnect to the other workers a few at a time and no kill is needed.
+      const closeWithinMs = Math.min(5000, Math.max(0, this.config.recycle.killTimeout / 4));
+      try { h.worker.process.send(message(KIND.DRAIN, { id: 0, closeWithinMs })); } catch { /* exiting */ }
       h.worker.disconnect();
     }
   }

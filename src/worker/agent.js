@@ -12,6 +12,7 @@ import { descendantsOf } from '../proc/descendants.js';
 import { hooks, runShutdownHooks } from './hooks.js';
 import { watchThreads } from './threads.js';
 import { heapProfiler } from './heap-profiler.js';
+import { longLived } from './long-lived.js';
 
 const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
 const DELAY_RESOLUTION_MS = 10;
@@ -26,7 +27,7 @@ if (cluster.isWorker && typeof process.send === 'function') start();
 function start() {
   const state = {
     requests: 0, heapFloor: null, draining: false, servers: new Set(), gc: newGcTotals(), elu: performance.eventLoopUtilization(),
-    threads: watchThreads(), profiler: heapProfiler(), lastMajor: null,
+    threads: watchThreads(), profiler: heapProfiler(), lastMajor: null, longLived: longLived(),
   };
   const delay = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
   delay.enable();
@@ -46,6 +47,7 @@ function start() {
   dc.subscribe('http.server.request.start', ({ response, server }) => {
     state.requests++;
     if (!state.servers.has(server)) state.servers.add(server);
+    state.longLived.track(response);
     // Draining: this response tells the client to close, so it never reuses a socket we close.
     if (state.draining) response.shouldKeepAlive = false;
   });
@@ -61,7 +63,7 @@ function start() {
       return { before, after: stats(state, delay, req.detail) };
     },
     [KIND.CONFIRM]: (req) => confirm(state, req),
-    [KIND.DRAIN]: () => { drain(state); return { draining: true }; },
+    [KIND.DRAIN]: (req) => { drain(state, req); return { draining: true }; },
     [KIND.HEAP_SNAPSHOT]: (req) => ({ file: v8.writeHeapSnapshot(req.file) }),
   };
 
@@ -144,7 +146,8 @@ function fullGc() {
   gcFn();
 }
 
-function drain(state) {
+function drain(state, { closeWithinMs = 2000 } = {}) {
+  if (state.draining) return;
   state.draining = true;
   state.profiler.stop();
   for (const server of state.servers) {
@@ -158,6 +161,8 @@ function drain(state) {
   for (const hook of hooks().onDrain) {
     try { hook(); } catch { /* the app's problem, not the drain's */ }
   }
+  // WebSockets and SSE streams the hooks left open: closed by their protocol, spread out.
+  state.longLived.closeAll(closeWithinMs);
 }
 
 function stats(state, delay, detail) {

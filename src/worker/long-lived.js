@@ -1,0 +1,74 @@
+// Connections a drain must close itself. A WebSocket (an upgraded socket) and an SSE stream (a
+// response that never ends) hold a worker's server open: server.close() waits for them, and the
+// worker is killed at killTimeout with its clients cut mid-stream. At a drain they are closed the
+// way their protocol says, staggered so the clients reconnect to the other workers over a spread
+// rather than all at once: a WebSocket gets a close frame (1001, going away), an SSE stream its end.
+// The app's own onDrain hooks run first and have GRACE_MS to close them their way.
+import http from 'node:http';
+
+const GRACE_MS = 500;
+const LINGER_MS = 2000; // after our close frame, the client's close frame ends the socket; else we do
+// A server's close frame: FIN + opcode 8, unmasked, 2-byte payload: status 1001 ("going away").
+const CLOSE_1001 = Buffer.from([0x88, 0x02, 0x03, 0xe9]);
+
+export function longLived() {
+  const sockets = new Set();
+  const responses = new Set();
+
+  // Only where the app handles upgrades: without an 'upgrade' listener Node destroys the socket,
+  // and so it must stay.
+  const emit = http.Server.prototype.emit;
+  http.Server.prototype.emit = function emitTracked(event, req, socket) {
+    if (event === 'upgrade' && socket && this.listenerCount('upgrade') > 0 && /^websocket$/i.test(req?.headers?.upgrade ?? '')) {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    }
+    return emit.apply(this, arguments);
+  };
+
+  let draining = false;
+  return {
+    /** Every response while it is open (from the request diagnostics channel). */
+    track(response) {
+      responses.add(response);
+      response.once('close', () => responses.delete(response));
+      // A stream opened during the drain (a request on a kept-alive socket) is ended too.
+      if (draining) setTimeout(() => { if (isOpenStream(response)) endStream(response); }, GRACE_MS).unref();
+    },
+    /** Close what is still open, spread over `spreadMs` after the app's grace. */
+    closeAll(spreadMs) {
+      draining = true;
+      const streams = [...responses].filter(isOpenStream);
+      const open = [...sockets, ...streams];
+      open.forEach((c, i) => {
+        const at = GRACE_MS + Math.floor((i * spreadMs) / Math.max(1, open.length));
+        setTimeout(() => (sockets.has(c) ? closeSocket(c) : endStream(c)), at).unref();
+      });
+      return open.length;
+    },
+  };
+}
+
+const isOpenStream = (r) => r.headersSent && !r.writableEnded && isEventStream(r);
+
+// The stream's proper end (the chunked terminator), then its socket: a client that reconnects at
+// once must not send its next request down a kept-alive socket to this draining worker.
+function endStream(res) {
+  if (res.writableEnded) return;
+  res.end(() => res.socket?.destroySoon?.());
+}
+
+// Headers given to writeHead() alone are not readable with getHeader(): then the head as sent says.
+function isEventStream(res) {
+  const type = res.getHeader('content-type');
+  if (type !== undefined) return /^text\/event-stream/i.test(String(type));
+  return typeof res._header === 'string' && /\r\ncontent-type:\s*text\/event-stream/i.test(res._header);
+}
+
+// The closing handshake: our close frame, the client's in reply, and the app's WebSocket library
+// (which reads that reply) ends the socket. A client that never answers is cut after LINGER_MS.
+function closeSocket(socket) {
+  if (socket.destroyed || !socket.writable) return;
+  socket.write(CLOSE_1001);
+  setTimeout(() => { if (!socket.destroyed) socket.destroy(); }, LINGER_MS).unref();
+}
