@@ -3,8 +3,10 @@
 // allocated names report.js; only the retained growth names users.js.
 //   PORT, LEAK_MB_PER_MIN (3), CHURN_MB_PER_SEC (5)
 import http from 'node:http';
-import { cacheUser } from './users.js';
 import { buildReport } from './report.js';
+
+// The healthy twin (../hidden-healthy) runs this same server with its bounded users.js.
+const { cacheUser } = await import(process.env.TWIN === 'healthy' ? '../hidden-healthy/users.js' : './users.js');
 
 const perMs = (Number(process.env.LEAK_MB_PER_MIN ?? 3) * 1024 * 1024) / 60_000;
 const rows = Math.round((Number(process.env.CHURN_MB_PER_SEC ?? 5) * 1024 * 1024) / 10 / 100); // ~100 B a row
