@@ -23,6 +23,9 @@ export const CONFIRM = Object.freeze({
   points: 4, // points a verdict needs (three intervals: one step cannot pass for a ramp)
   maxPoints: 8, // the verdict reads the newest this many
   r2: 0.9,
+  // × leak.minGrowth the fitted rate must reach: over a minute or two of points a leak at exactly
+  // minGrowth reads ±10 % (heap-leak-late at 1 MiB/min read 0.96 with its first interval short).
+  rate: 0.9,
   interval: 0.25, // each interval must rise at this share of the fitted rate: no plateau, no step
   steady: 0.7, // the newer half must rise at this share of the older half's rate: warm-ups slow down
   refute: 0.25, // × minGrowth: two points rising slower than this end the suspicion
@@ -98,7 +101,7 @@ export function confirmedLeak(allPoints, st, minGrowth) {
   const points = episode(allPoints, st).slice(-C.maxPoints);
   if (points.length < C.points) return null;
   const fit = linearTrend(points.map((p) => [p.at, p.heapAfter]));
-  if (!fit || fit.slope < minGrowth || fit.r2 < C.r2) return null;
+  if (!fit || fit.slope < C.rate * minGrowth || fit.r2 < C.r2) return null;
   for (let i = 1; i < points.length; i++) {
     const rate = (points[i].heapAfter - points[i - 1].heapAfter) / ((points[i].at - points[i - 1].at) / 1000);
     if (rate < C.interval * fit.slope) return null;
