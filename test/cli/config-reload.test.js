@@ -52,9 +52,11 @@ test('limits apply live at the next tick, no worker restarted: a new maxAge recy
   const run = await started(t, cfg);
   const mark = run.events.length;
   cfg.write({ ...BASE, limits: { rss: '900mb', maxAge: '2s', jitter: 0 }, pollInterval: '200ms' });
+  const sentAt = Date.now();
   process.kill(run.child.pid, 'SIGHUP');
   const reload = await run.waitFor((e) => e.event === 'config.reload', { what: 'config.reload' });
   t.like(reload, { applied: 'live' });
+  t.log(`SIGHUP → config.reload (the new limits in force from the next tick): ${Date.parse(reload.time) - sentAt} ms`);
   t.deepEqual([...reload.changed].sort(), ['limits', 'pollInterval']);
   const snap = await run.status();
   t.is(snap.config.limits.rss, 900 * MiB);

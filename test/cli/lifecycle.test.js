@@ -54,7 +54,9 @@ test('a limit below the app baseline warns and holds instead of looping recycles
   t.true(warning.holdMs >= 30_000);
   // Proof of no loop: ten more polls of that worker (a loop would recycle on the next one).
   const snap = await run.waitForStatus((s) => s.slots[0].last && s.slots[0].last.t > Date.parse(warning.time) + 2000, { what: '10 more polls' });
-  t.is(snap.slots[0].pid, warning.pid, 'the same worker still serves');
+  // On a failure, what happened to the worker says why.
+  const since = run.events.filter((e) => Date.parse(e.time) >= Date.parse(warning.time)).map((e) => e.msg ?? e.event);
+  t.is(snap.slots[0].pid, warning.pid, `the same worker still serves; events since the warning: ${JSON.stringify(since)}`);
   t.is(run.count((e) => e.event === 'worker.recycle'), 0);
 });
 
