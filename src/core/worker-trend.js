@@ -40,9 +40,13 @@ export function scavenger(window, now) {
   return { scavengesPerSec: perMs === null ? null : perMs * 1000, minorGcShare: window.rateOf('minorGcMs', since) };
 }
 
-/** A step change in the worker's memory (seed 001's pattern). */
+// A step is first looked for over the last two minutes in 10 s buckets, so it is reported about
+// 30 s after it happens (three buckets at the new level), not a third of a leak window later.
+const RECENT_STEP = { windowMs: 120_000, bucketMs: 10_000 };
+
+/** A step change in the worker's memory (seed 001's pattern): a recent one first, then over the leak window. */
 export function stepOf(window, leak, now) {
-  return detectStep(window, { now, windowMs: leak ? leak.window : 5 * 60_000 });
+  return detectStep(window, { now, ...RECENT_STEP }) ?? detectStep(window, { now, windowMs: leak ? leak.window : 5 * 60_000 });
 }
 
 function roundOrNull(x) {

@@ -6,6 +6,7 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { SampleWindow } from '../../src/core/sample-window.js';
 import { detectLeak, detectStep, LEAK_THRESHOLDS } from '../../src/core/leak-detector.js';
+import { stepOf } from '../../src/core/worker-trend.js';
 import { advise } from '../../src/core/advice.js';
 import { parseDuration, parseRate, parseSize } from '../../src/units.js';
 
@@ -99,6 +100,19 @@ test('real step: detectStep reports the ~100 MiB jump and when it happened', (t)
   t.true(['heapFloor', 'treeRss'].includes(step.field), step.field);
   const atS = (step.at - series[0].t) / 1000;
   t.true(atS > 10 && atS < 35, `the cache loads ~20 s after start; seen at ${atS} s`);
+});
+
+test('real step, under the default 5 min leak window: stepOf reports it within 45 s of the jump', (t) => {
+  const series = load('step');
+  const w = new SampleWindow({ maxAgeMs: 600_000 });
+  let seenAt = null;
+  for (const s of series) {
+    w.push(s);
+    const step = stepOf(w, { window: 300_000 }, s.t);
+    if (step && step.stepBytes > 80 * MiB) { seenAt = { t: s.t, at: step.at }; break; }
+  }
+  t.truthy(seenAt, 'reported at all');
+  t.true(seenAt.t - seenAt.at <= 45_000, `reported ${(seenAt.t - seenAt.at) / 1000} s after the step`);
 });
 
 test('real fd leak: not a memory leak, but the fd advice fires once fds pile up', (t) => {
