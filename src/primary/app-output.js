@@ -6,11 +6,18 @@
 //    counted. A worker that writes as fast as it can never blocks and never grows the primary, and
 //    a reader that stalls never blocks the primary's event loop, which hands out connections.
 //  - the --tui log file is written synchronously: a file does not stall.
-//  - lines of different workers are never interleaved mid-line: each line is one write, and there
-//    is one writer per destination.
+//  - lines of different workers are never interleaved mid-line: each write is a block of whole
+//    lines (all the whole lines of one read), and there is one writer per destination.
+//  - a flood costs the primary no allocation per read or per write: a worker's pipe is read into
+//    one reused buffer (net.Socket's onread), a block the pipe takes at once is written from it
+//    (fs.writeSync on the non-blocking fd), and one that must wait is copied into one fixed ring
+//    (byte-ring.js). A string per line, then a Buffer per read, had taken the primary to 150 MiB
+//    here under a flood, and past 300 MiB on a faster machine; now it stays near its idle size.
 // The choice is docker's non-blocking log mode: under a stalled reader, output is lost rather than
 // requests. What was dropped is said in one `output.dropped` line.
 import fs from 'node:fs';
+import net from 'node:net';
+import { byteRing } from './byte-ring.js';
 import { Writable } from 'node:stream';
 
 const MAX_BUFFER = 4 * 1024 * 1024;
@@ -28,21 +35,52 @@ const REPORT_MS = 10_000;
  */
 export function openSink(target, { maxBuffer = MAX_BUFFER, onRecovered } = {}) {
   const stream = typeof target === 'number' ? null : target;
+  // process.stdout's own fd (non-blocking on a pipe): a write that the pipe takes at once needs
+  // no copy of a worker's read buffer.
+  const fd = typeof stream?.fd === 'number' ? stream.fd : null;
+  const ring = byteRing(maxBuffer);
   stream?.on('error', () => { /* EPIPE: nobody reads us any more; output is best effort */ });
   const sink = {
     droppedLines: 0,
     droppedBytes: 0,
-    /** Write one whole line (with its newline); false when it was dropped. */
-    line(text) {
+    /**
+     * Write whole lines (each with its newline) as one write; false when they were dropped.
+     * @param {string|Buffer} text
+     * @param {number} [lines] how many lines text holds, for the drop count
+     */
+    line(text, lines = 1) {
       if (!stream) {
         try { fs.writeSync(target, text); } catch { return false; }
         return true;
       }
       if (stream.writableLength > maxBuffer) {
-        sink.drop(1, Buffer.byteLength(text));
+        sink.drop(lines, Buffer.byteLength(text));
         return false;
       }
-      stream.write(text);
+      if (typeof text === 'string') {
+        stream.write(text);
+        return true;
+      }
+      if (fd !== null && stream.writableLength === 0) {
+        // Nothing queued: write now, and keep only what the pipe did not take.
+        let n = 0;
+        try { n = fs.writeSync(fd, text); } catch (e) { if (e.code !== 'EAGAIN') return false; }
+        if (n === text.length) return true;
+        if (n > 0) {
+          // Half a block is out: the rest goes too, so no line is cut.
+          const rest = text.subarray(n);
+          const view = ring.copyIn(rest);
+          if (view) stream.write(view, ring.release);
+          else stream.write(Buffer.from(rest));
+          return true;
+        }
+      }
+      const view = ring.copyIn(text);
+      if (!view) {
+        sink.drop(lines, text.length);
+        return false;
+      }
+      stream.write(view, ring.release);
       return true;
     },
     /** pino's destination: every log line through the same writer as the app's lines. */
@@ -100,50 +138,105 @@ export function openSink(target, { maxBuffer = MAX_BUFFER, onRecovered } = {}) {
  * @param {number} slot
  * @param {import('node:stream').Readable|null} stdout
  * @param {import('node:stream').Readable|null} stderr
- * @param {(chunk: Buffer) => void} [onStderr]
+ * @param {(chunk: Buffer) => void} [onStderr] called with each read of stderr, a view valid only during the call
  */
 export function routeWorkerOutput(out, slot, stdout, stderr, onStderr) {
   const prefix = out.prefix ? `[${slot}] ` : '';
   if (stdout) splitLines(stdout, out.stdout, prefix);
-  if (stderr) {
-    if (onStderr) stderr.on('data', onStderr);
-    splitLines(stderr, out.stderr, prefix);
-  }
+  if (stderr) splitLines(stderr, out.stderr, prefix, onStderr);
 }
 
-// Calls onLine with each complete line (newline included); a partial line waits for its end,
-// up to MAX_LINE, and is written at the stream's end. While the sink is dropping, whole chunks are
-// dropped at once (counted, not split): a flood must not cost the primary a string per line.
-function splitLines(stream, sink, prefix) {
-  let partial = null;
-  const emit = (buf) => sink.line(prefix + buf.toString('utf8'));
-  stream.on('data', (chunk) => {
-    let buf = partial ? Buffer.concat([partial, chunk]) : chunk;
-    partial = null;
-    if (sink.dropping()) {
-      const last = buf.lastIndexOf(10);
-      sink.drop(last === -1 ? 0 : countNewlines(buf, last), last + 1);
-      buf = buf.subarray(last + 1);
-    } else {
-      let start = 0;
-      for (let nl = buf.indexOf(10); nl !== -1; nl = buf.indexOf(10, start)) {
-        emit(buf.subarray(start, nl + 1));
-        start = nl + 1;
-      }
-      buf = buf.subarray(start);
+// Writes the complete lines of each read as one block; a partial line waits for its end, up to
+// MAX_LINE, and is written at the stream's end. While the sink is dropping, whole reads are
+// dropped at once (counted, not written).
+function splitLines(stream, sink, prefix, onChunk) {
+  const pre = prefix ? Buffer.from(prefix) : null;
+  const emit = (block) => {
+    const lines = countNewlines(block, block.length - 1);
+    sink.line(pre ? prefixed(block, pre) : block, lines);
+  };
+  // The start of a line whose end has not come yet: copied into one buffer kept for the stream
+  // (no allocation per read), or, while dropping, skipped and only its length kept.
+  let held = null;
+  let heldLen = 0;
+  let skipped = -1; // bytes of a dropped line so far; -1 when not skipping
+  const take = (chunk) => {
+    onChunk?.(chunk);
+    let start = 0;
+    const first = chunk.indexOf(10);
+    if (first === -1) return hold(chunk);
+    if (skipped !== -1) {
+      sink.drop(1, skipped + first + 1);
+      skipped = -1;
+      start = first + 1;
+    } else if (heldLen) {
+      if (heldLen + first + 1 <= held.length) {
+        chunk.copy(held, heldLen, 0, first + 1);
+        emit(held.subarray(0, heldLen + first + 1));
+      } else emit(Buffer.concat([held.subarray(0, heldLen), chunk.subarray(0, first + 1)]));
+      heldLen = 0;
+      start = first + 1;
     }
-    while (buf.length > MAX_LINE) {
-      emit(Buffer.concat([buf.subarray(0, MAX_LINE), NL]));
-      buf = buf.subarray(MAX_LINE);
+    const last = chunk.lastIndexOf(10);
+    if (last >= start) {
+      if (sink.dropping()) sink.drop(countNewlines(chunk.subarray(start), last - start), last + 1 - start);
+      else emit(chunk.subarray(start, last + 1));
     }
-    // A copy: the rest of a big chunk must not keep the whole chunk alive.
-    if (buf.length) partial = Buffer.from(buf);
-  });
-  stream.on('end', () => {
-    if (partial) emit(Buffer.concat([partial, NL]));
-    partial = null;
-  });
+    if (last + 1 < chunk.length) hold(chunk.subarray(last + 1));
+  };
+  const hold = (rest) => {
+    if (skipped !== -1) { skipped += rest.length; return; }
+    if (!heldLen && sink.dropping()) { skipped = rest.length; return; }
+    held ??= Buffer.allocUnsafe(MAX_LINE);
+    for (let off = 0; off < rest.length;) {
+      if (heldLen === MAX_LINE) { emit(Buffer.concat([held, NL])); heldLen = 0; }
+      const n = Math.min(MAX_LINE - heldLen, rest.length - off);
+      rest.copy(held, heldLen, off, off + n);
+      heldLen += n;
+      off += n;
+    }
+  };
+  const end = () => {
+    if (heldLen) emit(Buffer.concat([held.subarray(0, heldLen), NL]));
+    else if (skipped > 0) sink.drop(1, skipped);
+    heldLen = 0;
+  };
+  readInto(stream, take, end);
+}
+
+// A pipe from a worker is read into one reused buffer; any other stream (a test's PassThrough)
+// through 'data'. The child's own Socket hands its handle over and is closed without touching it,
+// so child_process still sees its stdio close.
+const READ_BUFFER = 64 * 1024;
+function readInto(stream, take, end) {
+  const handle = /** @type {any} */ (stream)._handle;
+  if (stream instanceof net.Socket && typeof handle?.useUserBuffer === 'function') {
+    const reader = new net.Socket({
+      handle,
+      readable: true,
+      writable: false,
+      onread: { buffer: Buffer.allocUnsafe(READ_BUFFER), callback: (n, buf) => { take(buf.subarray(0, n)); } },
+    });
+    /** @type {any} */ (stream)._handle = null;
+    stream.destroy();
+    reader.on('end', end);
+    reader.on('error', () => { /* the worker died; its exit is reported elsewhere */ });
+    return;
+  }
+  stream.on('data', take);
+  stream.on('end', end);
   stream.on('error', () => { /* the worker died; its exit is reported elsewhere */ });
+}
+
+/** Each line of a block of whole lines, prefixed: one Buffer. */
+function prefixed(block, pre) {
+  const parts = [];
+  let start = 0;
+  for (let nl = block.indexOf(10); nl !== -1; nl = block.indexOf(10, start)) {
+    parts.push(pre, block.subarray(start, nl + 1));
+    start = nl + 1;
+  }
+  return Buffer.concat(parts);
 }
 
 const NL = Buffer.from('\n');

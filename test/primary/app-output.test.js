@@ -1,0 +1,76 @@
+// The output path in-process: blocks of whole lines, slot prefixes, cut long lines, counted drops.
+import test from 'ava';
+import { PassThrough, Writable } from 'node:stream';
+import { spawn } from 'node:child_process';
+import { openSink, routeWorkerOutput } from '../../src/primary/app-output.js';
+
+function collector({ stall = false } = {}) {
+  const writes = [];
+  const pending = [];
+  const target = new Writable({
+    highWaterMark: 1,
+    write(chunk, _enc, cb) { writes.push(String(chunk)); if (stall) pending.push(cb); else cb(); },
+  });
+  return { target, writes, pending };
+}
+
+test('lines split across reads arrive whole, each write a block of whole lines, prefixed in pretty mode', (t) => {
+  const { target, writes } = collector();
+  const sink = openSink(target);
+  const stdout = new PassThrough();
+  routeWorkerOutput({ stdout: sink, stderr: sink, prefix: true }, 3, stdout, null);
+  stdout.write('one\ntw');
+  stdout.write('o\nthree\nfive\nfou');
+  stdout.end('r');
+  return new Promise((resolve) => stdout.on('end', resolve)).then(() => {
+    t.deepEqual(writes, ['[3] one\n', '[3] two\n', '[3] three\n[3] five\n', '[3] four\n']);
+    t.true(writes.every((w) => w.endsWith('\n')));
+  });
+});
+
+test('a line without a newline is cut at 64 KiB instead of growing the primary', async (t) => {
+  const { target, writes } = collector();
+  const sink = openSink(target);
+  const stdout = new PassThrough();
+  routeWorkerOutput({ stdout: sink, stderr: sink, prefix: false }, 0, stdout, null);
+  stdout.write('y'.repeat(200 * 1024));
+  await new Promise((r) => setImmediate(r));
+  t.is(writes.length, 3, 'three whole 64 KiB pieces out, the rest held for its newline');
+  t.true(writes.every((w) => w.length === 64 * 1024 + 1 && w.endsWith('\n')));
+  stdout.end('\n');
+  await new Promise((r) => stdout.on('end', r));
+  t.is(writes.join('').replaceAll('\n', '').length, 200 * 1024, 'nothing lost');
+});
+
+test('a stalled reader: past the bound whole blocks are dropped and counted, and said once the reader is back', async (t) => {
+  const { target, writes, pending } = collector({ stall: true });
+  const recovered = [];
+  const sink = openSink(target, { maxBuffer: 64 * 1024, onRecovered: (lines, bytes) => recovered.push({ lines, bytes }) });
+  const stdout = new PassThrough();
+  routeWorkerOutput({ stdout: sink, stderr: sink, prefix: false }, 0, stdout, null);
+  const line = `${'z'.repeat(99)}\n`;
+  for (let i = 0; i < 50; i++) stdout.write(line.repeat(100)); // 50 reads of 100 lines, 10 KB each
+  await new Promise((r) => setImmediate(r));
+  t.true(target.writableLength <= 64 * 1024 + 10_000, `queue bounded: ${target.writableLength}`);
+  t.true(sink.droppedLines > 0 && sink.droppedLines % 100 === 0, `whole blocks dropped: ${sink.droppedLines}`);
+  t.is(sink.droppedBytes, sink.droppedLines * 100);
+  const kept = target.writableLength + writes.join('').length;
+  t.is(kept / 100 + sink.droppedLines, 5000, 'every line either kept or counted');
+  while (pending.length) pending.shift()();
+  await new Promise((r) => { const iv = setInterval(() => { if (recovered.length) { clearInterval(iv); r(); } }, 50); });
+  t.deepEqual(recovered, [{ lines: sink.droppedLines, bytes: sink.droppedBytes }]);
+});
+
+test("a real worker pipe (read into one reused buffer): every line whole and in order, the child's close still comes", async (t) => {
+  const { target, writes } = collector();
+  const sink = openSink(target);
+  const child = spawn(process.execPath, ['-e', "for (let i = 0; i < 20000; i++) process.stdout.write(`line ${i} ${'y'.repeat(i % 700)}\\n`)"], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const tail = [];
+  routeWorkerOutput({ stdout: sink, stderr: sink, prefix: false }, 0, child.stdout, child.stderr, (c) => tail.push(String(c)));
+  await new Promise((resolve) => child.on('close', resolve));
+  const lines = writes.join('').split('\n');
+  t.is(lines.pop(), '');
+  t.is(lines.length, 20000);
+  t.true(lines.every((l, i) => l === `line ${i} ${'y'.repeat(i % 700)}`), 'whole, in order, not overwritten by a later read');
+  t.deepEqual(tail, []);
+});
