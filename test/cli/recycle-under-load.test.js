@@ -12,7 +12,9 @@ test('a leaking app under 16 keep-alive connections: several memory recycles, ze
 
   // Every request accounted for: a request lost on a connection closed under it counts as failed,
   // though autocannon alone would not see it.
+  const loadStart = Date.now();
   const r = await accountedLoad({ url: `http://127.0.0.1:${port}/`, connections: 16, duration: 25 }).result;
+  const loadEnd = Date.now();
   const recycles = run.events.filter((e) => e.event === 'worker.recycle');
   t.log(`requests ${r.sent}, failed ${r.failed} (errors ${r.errors}, timeouts ${r.timeouts}, non2xx ${r.non2xx}, lost silently ${r.lostSilently}), memory recycles ${recycles.length}`);
   t.true(r.responses > 1000, 'load actually ran');
@@ -34,4 +36,11 @@ test('a leaking app under 16 keep-alive connections: several memory recycles, ze
   t.deepEqual(await waitGone(pids), [], 'every worker ever started is gone');
   const exits = run.events.filter((e) => e.event === 'worker.exit');
   t.true(exits.every((e) => e.planned), 'every exit was planned: no crash under load');
+  // How the recycles went: each drained by itself, while the load ran.
+  const underLoad = exits.filter((e) => e.reason === 'rss' && Date.parse(e.time) < loadEnd);
+  t.true(underLoad.length >= 2);
+  for (const e of underLoad) {
+    t.false(e.forced, `pid ${e.pid} drained by itself`);
+    t.true(e.drainMs > 0 && Date.parse(e.time) - e.drainMs >= loadStart, `pid ${e.pid}: its drain overlapped the load`);
+  }
 });
