@@ -47,6 +47,8 @@ export class Pool extends EventEmitter {
    */
   constructor({ config, now = Date.now, output = null }) {
     super();
+    // whenReady() listens once per worker starting: 128 workers starting is 128 listeners, not a leak.
+    this.setMaxListeners(0);
     this.config = config;
     this.now = now;
     this.output = output;
