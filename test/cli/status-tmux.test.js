@@ -114,7 +114,9 @@ async function statusView(t, { width, height }) {
   t.is(run.count((e) => e.event === 'worker.recycle'), 1, 'only the selected slot');
 
   await term.press('q');
-  const after = await term.waitFor((s) => exitLine.test(s), 'the shell back after q');
+  // The shell prints EXIT= and then its prompt: wait for both, not just the first.
+  const promptAfterExit = new RegExp(`EXIT=\\d+\\s*\\n${PROMPT.replace('$', '\\$')}\\s*$`, 'm');
+  const after = await term.waitFor((s) => exitLine.test(s) && promptAfterExit.test(s), 'the shell and its prompt back after q');
   t.is(exitLine.exec(after)[1], '0', 'status exits 0 on q');
   t.false(anyRow.test(after), `the alternate screen is gone:\n${after}`);
   t.regex(after, new RegExp(`EXIT=0\\s*\\n${PROMPT.replace('$', '\\$')}\\s*$`, 'm'), 'the prompt follows');
