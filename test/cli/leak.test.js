@@ -92,7 +92,10 @@ server.listen(Number(process.env.PORT), '127.0.0.1', () => {
   t.like(gc, { slot: 0, pid: ready.pid, reason: 'rss', stillOver: false });
   t.true(gc.rssBefore > 150 * MiB, `over the limit before: ${gc.rssBefore}`);
   t.true(gc.rssAfter < 150 * MiB, `under it after: ${gc.rssAfter}`);
-  t.true(gc.rssBefore - gc.rssAfter > 100 * MiB, 'the garbage was given back');
+  t.log(`rss ${(gc.rssBefore / MiB).toFixed(1)} → ${(gc.rssAfter / MiB).toFixed(1)} MiB, heap ${(gc.heapBefore / MiB).toFixed(1)} → ${(gc.heapAfter / MiB).toFixed(1)} MiB`);
+  // rssBefore is the /proc reading that crossed the limit, which may land while the 160 MiB is still
+  // being built; the heap figures are the agent's own, just before and after the GC.
+  t.true(gc.rssAfter < gc.rssBefore, 'memory was given back');
   t.true(gc.heapBefore - gc.heapAfter > 100 * MiB);
   // Proof of no recycle: a dozen more polls of that same worker, all under the limit.
   const snap = await run.waitForStatus((s) => s.slots[0].last && s.slots[0].last.t > Date.parse(gc.time) + 3000, { what: 'more polls' });
