@@ -17,8 +17,8 @@
 // requests. What was dropped is said in one `output.dropped` line.
 import fs from 'node:fs';
 import net from 'node:net';
-import { byteRing } from './byte-ring.js';
 import { Writable } from 'node:stream';
+import { byteRing } from './byte-ring.js';
 
 const MAX_BUFFER = 4 * 1024 * 1024;
 // Below this much room a chunk is counted as dropped without being split into lines.
