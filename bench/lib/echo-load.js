@@ -19,35 +19,34 @@ const BODY = /^ok (\d+) (\d+) \.+ end\n$/;
  *   idleGapMs?: number, graceMs?: number, firstId?: number, timeoutMs?: number}} o
  */
 export async function echoLoad({ url, client, connections, durationMs, idleGapMs = 0, graceMs = 2000, firstId = 0, timeoutMs = 10_000 }) {
-  const ledger = new Map(); // id -> { t0, ms, outcome, pid }
+  const ledger = new Map(); // id -> { t0, ms, outcome }
   let nextId = firstId;
   const end = Date.now() + durationMs;
   const target = new URL(url);
   const pool = client === 'undici' ? new Pool(target.origin, { connections, pipelining: 1, bodyTimeout: timeoutMs, headersTimeout: timeoutMs }) : null;
   const agent = client === 'agent' ? new http.Agent({ keepAlive: true, maxSockets: connections }) : null;
 
-  const settle = (id, rec, outcome, pid = null) => {
+  const settle = (rec, outcome) => {
     if (rec.outcome !== 'pending') return;
     rec.outcome = outcome;
-    rec.pid = pid;
     rec.ms = performance.now() - rec.t0;
   };
   const judge = (id, rec, status, body) => {
     const m = BODY.exec(body);
-    if (status !== 200) settle(id, rec, `status ${status}`);
-    else if (!m) settle(id, rec, 'body cut or not ours');
-    else if (Number(m[1]) !== id) settle(id, rec, 'someone else\'s answer');
-    else settle(id, rec, 'ok', Number(m[2]));
+    if (status !== 200) settle(rec, `status ${status}`);
+    else if (!m) settle(rec, 'body cut or not ours');
+    else if (Number(m[1]) !== id) settle(rec, 'someone else\'s answer');
+    else settle(rec, 'ok');
   };
 
   const one = (id) => {
-    const rec = { t0: performance.now(), ms: null, outcome: 'pending', pid: null };
+    const rec = { t0: performance.now(), ms: null, outcome: 'pending' };
     ledger.set(id, rec);
     const path = `${target.pathname}?id=${id}`;
     if (pool) {
       return pool.request({ path, method: 'GET' })
         .then(async (res) => judge(id, rec, res.statusCode, await res.body.text()))
-        .catch((e) => settle(id, rec, `error ${e.code ?? e.message}`));
+        .catch((e) => settle(rec, `error ${e.code ?? e.message}`));
     }
     return new Promise((resolve) => {
       const req = http.get({ host: target.hostname, port: target.port, path, agent, timeout: timeoutMs }, (res) => {
@@ -55,11 +54,11 @@ export async function echoLoad({ url, client, connections, durationMs, idleGapMs
         res.setEncoding('utf8');
         res.on('data', (c) => { body += c; });
         res.on('end', () => { judge(id, rec, res.statusCode, body); resolve(); });
-        res.on('error', (e) => { settle(id, rec, `error ${e.code ?? e.message}`); resolve(); });
-        res.on('aborted', () => { settle(id, rec, 'body cut or not ours'); resolve(); });
+        res.on('error', (e) => { settle(rec, `error ${e.code ?? e.message}`); resolve(); });
+        res.on('aborted', () => { settle(rec, 'body cut or not ours'); resolve(); });
       });
       req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
-      req.on('error', (e) => { settle(id, rec, `error ${e.code ?? e.message}`); resolve(); });
+      req.on('error', (e) => { settle(rec, `error ${e.code ?? e.message}`); resolve(); });
     });
   };
 
@@ -72,7 +71,7 @@ export async function echoLoad({ url, client, connections, durationMs, idleGapMs
   const loops = Promise.all(Array.from({ length: connections }, loop));
   // Requests still pending after the grace count as failed: a hang is a loss too.
   await Promise.race([loops, new Promise((r) => setTimeout(r, durationMs + graceMs))]);
-  for (const [id, rec] of ledger) if (rec.outcome === 'pending') settle(id, rec, 'pending after the grace');
+  for (const rec of ledger.values()) if (rec.outcome === 'pending') settle(rec, 'pending after the grace');
   await pool?.destroy();
   agent?.destroy();
   return summarize(ledger);

@@ -46,7 +46,8 @@ export function openSink(target, { maxBuffer = MAX_BUFFER, onRecovered } = {}) {
     /**
      * Write whole lines (each with its newline) as one write; false when they were dropped.
      * @param {string|Buffer} text
-     * @param {number} [lines] how many lines text holds, for the drop count
+     * @param {number|(() => number)} [lines] how many lines text holds, for the drop count: a
+     *   function is called only on a drop, so a block that is written is not scanned for it
      */
     line(text, lines = 1) {
       if (!stream) {
@@ -54,7 +55,7 @@ export function openSink(target, { maxBuffer = MAX_BUFFER, onRecovered } = {}) {
         return true;
       }
       if (stream.writableLength > maxBuffer) {
-        sink.drop(lines, Buffer.byteLength(text));
+        sink.drop(count(lines), Buffer.byteLength(text));
         return false;
       }
       if (typeof text === 'string') {
@@ -77,7 +78,7 @@ export function openSink(target, { maxBuffer = MAX_BUFFER, onRecovered } = {}) {
       }
       const view = ring.copyIn(text);
       if (!view) {
-        sink.drop(lines, text.length);
+        sink.drop(count(lines), text.length);
         return false;
       }
       stream.write(view, ring.release);
@@ -151,10 +152,7 @@ export function routeWorkerOutput(out, slot, stdout, stderr, onStderr) {
 // dropped at once (counted, not written).
 function splitLines(stream, sink, prefix, onChunk) {
   const pre = prefix ? Buffer.from(prefix) : null;
-  const emit = (block) => {
-    const lines = countNewlines(block, block.length - 1);
-    sink.line(pre ? prefixed(block, pre) : block, lines);
-  };
+  const emit = (block) => sink.line(pre ? prefixed(block, pre) : block, () => countNewlines(block, block.length - 1));
   // The start of a line whose end has not come yet: copied into one buffer kept for the stream
   // (no allocation per read), or, while dropping, skipped and only its length kept.
   let held = null;
@@ -240,6 +238,7 @@ function prefixed(block, pre) {
 }
 
 const NL = Buffer.from('\n');
+const count = (lines) => (typeof lines === 'function' ? lines() : lines);
 
 function countNewlines(buf, end) {
   let n = 0;

@@ -47,8 +47,6 @@ export class Pool extends EventEmitter {
    */
   constructor({ config, now = Date.now, output = null }) {
     super();
-    // whenReady() listens once per worker starting: 128 workers starting is 128 listeners, not a leak.
-    this.setMaxListeners(0);
     this.config = config;
     this.now = now;
     this.output = output;
@@ -89,14 +87,21 @@ export class Pool extends EventEmitter {
     return h;
   }
 
+  /** @type {WeakMap<object, (ready: boolean) => void>} settles a starting worker's whenReady() */
+  #started = new WeakMap();
+  /** @type {WeakMap<object, Promise<boolean>>} */
+  #startOutcome = new WeakMap();
+
   #wire(h) {
     const { worker } = h;
+    this.#startOutcome.set(h, new Promise((resolve) => this.#started.set(h, resolve)));
     h.exited = new Promise((resolve) => {
       worker.on('exit', (code, signal) => {
         this.live.delete(h);
         for (const p of h.pending.values()) { clearTimeout(p.timer); p.resolve(null); }
         h.pending.clear();
         this.transition(h, STATES.EXITED); // * -> EXITED
+        this.#started.get(h)?.(false);
         const info = { code, signal };
         this.emit('exit', h, info);
         resolve(info);
@@ -130,6 +135,7 @@ export class Pool extends EventEmitter {
     const readyAt = this.now();
     this.transition(h, STATES.READY, { readyAt }); // SPAWNING -> READY
     h.lastReplyAt = readyAt;
+    this.#started.get(h)?.(true);
     this.emit('ready', h);
   }
 
@@ -165,14 +171,11 @@ export class Pool extends EventEmitter {
   whenReady(h, timeoutMs) {
     if (h.state === STATES.READY) return Promise.resolve(true);
     if (h.state !== STATES.SPAWNING) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const done = (ok) => { clearTimeout(timer); this.off('ready', onReady); this.off('exit', onExit); resolve(ok); };
-      const onReady = (w) => { if (w === h) done(true); };
-      const onExit = (w) => { if (w === h) done(false); };
-      const timer = setTimeout(() => done(false), timeoutMs);
-      this.on('ready', onReady);
-      this.on('exit', onExit);
-    });
+    // One promise per worker, not a pool listener per waiter: 128 workers starting at once would
+    // otherwise be 128 'ready' listeners (and a MaxListenersExceededWarning).
+    let timer;
+    const timeout = new Promise((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
+    return Promise.race([this.#startOutcome.get(h), timeout]).finally(() => clearTimeout(timer));
   }
 
   /** Ask h's agent something; resolves with the result, or null on timeout, error or exit. */
