@@ -35,7 +35,8 @@ test('a live supervisor: series for every slot, no pid label, probes, recycle co
   t.is((await get(`${base}/healthz`)).status, 200);
   t.is((await get(`${base}/readyz`)).status, 200, 'ready once a worker serves');
   // Utilization is a difference between two polls: wait until every slot has had its second one.
-  await run.waitForStatus((s) => s.slots.every((r) => r.last?.elu != null && r.last?.treeRss > 0), { what: 'every slot sampled twice' });
+  // The delay percentiles need a timer sample in the poll's interval too (a loaded machine may not have one yet).
+  await run.waitForStatus((s) => s.slots.every((r) => r.last?.elu != null && r.last?.treeRss > 0 && r.last?.delayP99 != null), { what: 'every slot sampled twice, with its loop delay' });
 
   const res = await fetch(`${base}/metrics`);
   t.is(res.status, 200);
