@@ -51,8 +51,10 @@ export function newPolicyState(slots) {
  * @param {PolicyState} state
  * @param {WorkerView[]} workers  the current, ready worker of each slot
  * @param {number} now
- * @param {{config: import('../types.js').Config, totalLimit: number|null, cgroupLimit: number|null, startupMs?: number|null}} ctx
- *   startupMs: how long the app's workers took to become ready lately (for predictive replacement)
+ * @param {{config: import('../types.js').Config, totalLimit: number|null, cgroupLimit: number|null, startupMs?: number|null, only?: Set<number>|null}} ctx
+ *   startupMs: how long the app's workers took to become ready lately (for predictive replacement);
+ *   only: the pids just sampled, when a tick polled a group of the workers: the others are
+ *   remembered as they are and judged on their own group's tick (the fleet is judged every tick)
  * @returns {{state: PolicyState, verdicts: Verdict[], notices: Notice[], probes: Probe[]}}
  */
 export function decide(state, workers, now, ctx) {
@@ -64,7 +66,7 @@ export function decide(state, workers, now, ctx) {
   for (const w of workers) {
     const mine = { ...(state.workers[w.pid] ?? newWorkerPolicy()) };
     next.workers[w.pid] = mine;
-    if (w.held) continue;
+    if (w.held || (ctx.only && !ctx.only.has(w.pid))) continue;
     adviceNotices(w, now, ctx, next.advised, notices);
     const probe = confirmProbe(w, mine, now, config);
     if (probe) probes.push(probe);

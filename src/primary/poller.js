@@ -1,6 +1,10 @@
-// Collect, the first step of a tick: every worker's agent is asked at once, /proc is read while
-// the replies travel, and one Sample per worker comes out into its window. Nothing is decided or
-// logged here. What the probe remembers between polls (poll count, shared-memory base) is its own.
+// Collect, the first step of a tick: every worker's agent is asked at once, and one Sample per
+// worker comes out into its window. Nothing is decided or logged here. What the probe remembers
+// between polls (poll count, shared-memory base) is its own.
+// The agent's reply carries what the worker can read of itself (RSS, fds, its children), so /proc
+// is read here only for what it cannot: a full read now and then, a worker's children, and every
+// figure of a worker whose agent did not answer. The primary is one process for every worker; a
+// read per worker per poll is what made it cost a core's 5 % at 128 workers.
 import { KIND } from '../protocol.js';
 import { readMemory, readRss, countFds } from '../proc/memory.js';
 import { descendantsOf } from '../proc/descendants.js';
@@ -15,11 +19,12 @@ import { rememberTree } from './kill-tree.js';
  * @param {{timeoutMs:number, now:() => number}} o
  */
 export async function pollOnce(pool, handles, { timeoutMs, now }) {
-  const replies = handles.map((h) => pool.request(h, KIND.STATS, {}, timeoutMs));
-  const procs = handles.map((h) => readTree(h, fullReadDue(h)));
-  const stats = await Promise.all(replies);
+  const stats = await Promise.all(handles.map((h) => pool.request(h, KIND.STATS, {}, timeoutMs)));
   const t = now();
-  return handles.map((h, i) => record(pool, h, buildSample(t, h.pid, procs[i], stats[i]), procs[i]));
+  return handles.map((h, i) => {
+    const proc = readTree(h, fullReadDue(h), stats[i]);
+    return record(pool, h, buildSample(t, h.pid, proc, stats[i]), proc);
+  });
 }
 
 /**
@@ -27,7 +32,7 @@ export async function pollOnce(pool, handles, { timeoutMs, now }) {
  * that must see a worker between ticks, so they need not sample for themselves.
  */
 export function sampleOne(pool, h, stats, { detail, now }) {
-  const proc = readTree(h, detail);
+  const proc = readTree(h, detail, stats);
   return record(pool, h, buildSample(now(), h.pid, proc, stats), proc);
 }
 
@@ -65,14 +70,21 @@ export function fullReadDue(h) {
 
 /**
  * One worker's /proc view: its own memory, its tree's, fds, and (when it has children) the tree
- * to remember for killing.
+ * to remember for killing. `stats`, the agent's reply if it came, stands in for the reads it covers.
  * Between full reads PSS and anonymous memory are estimated as RSS minus what was shared (or
  * not anonymous) at the last full read: what a process grows is private, anonymous memory.
+ * @param {import('./pool.js').WorkerHandle} h
+ * @param {boolean} [detail]
+ * @param {{rss?:number, fds?:number|null, childPids?:number[]}|null} [stats]
  */
-export function readTree(h, detail = true) {
-  const kids = descendantsOf(h.pid, detail);
+export function readTree(h, detail = true, stats = null) {
+  // The main thread's children come with the reply; a tree known from before is walked again to
+  // see it go, and a full read walks every thread's (a worker_thread may spawn too).
+  const walk = detail || !Array.isArray(stats?.childPids) || stats.childPids.length > 0 || h.tree.length > 1;
+  const kids = walk ? descendantsOf(h.pid, detail) : [];
+  const fromAgent = stats?.rss == null ? null : { rss: stats.rss, pss: null, anon: null };
   const read = detail ? readMemory : (pid) => { const rss = readRss(pid); return rss === null ? null : { rss, pss: null, anon: null }; };
-  const own = read(h.pid);
+  const own = detail || !fromAgent ? read(h.pid) : fromAgent;
   let childrenRss = 0;
   let childrenPss = 0;
   let pssKnown = true;
@@ -83,9 +95,10 @@ export function readTree(h, detail = true) {
     if (m.pss === null) pssKnown = false;
     else childrenPss += m.pss;
   }
+  const fds = own === null ? null : stats?.fds ?? countFds(h.pid);
   const probe = probeOf(h);
   const view = {
-    own, children: kids.length, childrenRss, childrenPss: pssKnown ? childrenPss : null, fds: own === null ? null : countFds(h.pid),
+    own, children: kids.length, childrenRss, childrenPss: pssKnown ? childrenPss : null, fds,
     tree: kids.length || h.tree.length > 1 ? rememberTree([h.pid, ...kids]) : null,
   };
   if (own && detail && own.pss !== null) {

@@ -14,7 +14,7 @@ import { oomAdvice } from '../core/fit.js';
 import { Pool } from './pool.js';
 import { sampleOne, treeRssNow } from './poller.js';
 import { Recycler } from './recycler.js';
-import { runTick, servingWorkers } from './tick.js';
+import { runTick, servingWorkers, pollGroups } from './tick.js';
 import { HeapProber } from './heap-prober.js';
 import { buildSnapshot } from './snapshot.js';
 import { startOrphanGuard } from './orphan-guard.js';
@@ -47,6 +47,8 @@ export class Supervisor {
     this.startups = [];
     // The recent ticks only: a summary over startup would say little about steady cost.
     this.pollStats = new DurationRing(120);
+    // The group of slots the last tick polled (tick.js: past 16 workers the groups take turns).
+    this.tickGroup = -1;
     this.cgroup = readCgroup();
     // The kernel's OOM kills seen so far in our cgroup: a rise at a worker's SIGKILL names the killer.
     this.oomKills = readOomKills();
@@ -189,14 +191,17 @@ export class Supervisor {
     if (this.stopping) return;
     // ±10 % jitter: a poll period drifting in lockstep against a periodic workload (a 4 s GC
     // sawtooth) keeps landing on the same phase and turns the sawtooth into a fake trend.
-    const delay = this.config.pollInterval * (0.9 + 0.2 * Math.random());
+    const delay = (this.config.pollInterval / pollGroups(this.slots.length)) * (0.9 + 0.2 * Math.random());
     this.tickTimer = setTimeout(() => this.#tick().catch((err) => {
       this.emit('error', { err }, 'poll tick failed');
     }).finally(() => this.#scheduleTick()), delay);
   }
 
   async #tick() {
+    const of = pollGroups(this.slots.length);
+    this.tickGroup = (this.tickGroup + 1) % of;
     const { policy, pollMs } = await runTick({
+      group: { index: this.tickGroup, of },
       pool: this.pool, slots: this.slots, recycler: this.recycler, prober: this.prober, config: this.config, now: this.now,
       policy: this.policy, totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit,
       // The slowest of the last few: a forecast that allows too little time overshoots the limit.

@@ -81,3 +81,23 @@ test('buildSample: native is RSS minus the physical heap and external; unknown s
   t.is(noAgent.heapUsed, null);
   t.false(noAgent.agent);
 });
+
+test('readTree with the agent\'s reply: its RSS and fds stand in for /proc; the children are walked only when it lists some', async (t) => {
+  const { readTree } = await import('../../src/primary/poller.js');
+  const child = spawn('sleep', ['30']);
+  t.teardown(() => child.kill());
+  await once(child, 'spawn');
+  const h = { pid: process.pid, tree: [] };
+  const agent = { rss: 123 * 4096, fds: 7 };
+  const trusted = readTree(h, false, { ...agent, childPids: [] });
+  t.is(trusted.own.rss, 123 * 4096, 'RSS from the reply, no statm read');
+  t.is(trusted.fds, 7, 'fds from the reply');
+  t.is(trusted.children, 0, 'no children listed, none walked');
+  const listed = readTree(h, false, { ...agent, childPids: [child.pid] });
+  t.true(listed.children >= 1 && listed.childrenRss > 0, 'a listed child is walked and measured');
+  const noReply = readTree(h, false, null);
+  t.true(noReply.own.rss > 10 * 1024 * 1024, 'no reply: RSS from /proc');
+  t.true(Number.isInteger(noReply.fds) && noReply.fds > 7, `no reply: fds from /proc (${noReply.fds})`);
+  t.true(noReply.children >= 1, 'no reply: the children are walked');
+  t.true(readTree(h, true, { ...agent, childPids: [] }).children >= 1, 'a full read walks them whatever the reply says');
+});

@@ -35,11 +35,11 @@ function fakeWorld({ workers = 2, heap = () => 50 * MiB, config = CONFIG } = {})
   const reported = [];
   let policy = newPolicyState(workers);
   return {
-    handles, slots, recycler, started, reported,
+    handles, slots, recycler, started, reported, pool,
     advance: (ms) => { clock += ms; },
-    async tick() {
+    async tick(group) {
       const out = await runTick({
-        pool, slots, recycler, config, now, policy, totalLimit: null, cgroupLimit: null,
+        pool, slots, recycler, config, now, policy, totalLimit: null, cgroupLimit: null, group,
         report: (level, fields, msg) => reported.push({ level, ...fields, msg }), isStopping: () => false,
       });
       policy = out.policy;
@@ -155,4 +155,35 @@ test('decide: the same input gives the same output (no hidden state)', (t) => {
   const a = replay('heap-leak-fast', leak).map((r) => r.verdicts.map((v) => v.value));
   const b = replay('heap-leak-fast', leak).map((r) => r.verdicts.map((v) => v.value));
   t.deepEqual(a, b);
+});
+
+test('past 16 workers a tick polls one group of slots; the groups take turns and every slot is judged on its own group\'s tick', async (t) => {
+  const { pollGroups } = await import('../../src/primary/tick.js');
+  t.is(pollGroups(16), 1, 'up to 16 workers: one tick polls all');
+  t.is(pollGroups(40), 3);
+  // Every worker is over its heap limit; maxConcurrent is wide so every verdict becomes a recycle.
+  const w = fakeWorld({ workers: 40, heap: () => 250 * MiB, config: { ...CONFIG, recycle: { ...CONFIG.recycle, maxConcurrent: 64 } } });
+  const asked = [];
+  const request = w.pool.request;
+  w.pool.request = async (h, ...rest) => { asked.push(h.slot); return request(h, ...rest); };
+  await w.tick({ index: 1, of: 3 });
+  t.deepEqual(asked, w.handles.filter((h) => h.slot % 3 === 1).map((h) => h.slot), 'only slots 1, 4, 7, … are polled');
+  t.deepEqual(w.started.map((v) => v.slot), asked, 'and only they are judged');
+  await w.tick({ index: 2, of: 3 });
+  await w.tick({ index: 0, of: 3 });
+  t.deepEqual([...asked].sort((a, b) => a - b), w.handles.map((h) => h.slot), 'one round of groups polls every slot once');
+});
+
+test('decide with only: a worker outside the group keeps its memory and gets no verdict until its own tick', (t) => {
+  const window = new SampleWindow({ maxAgeMs: 600_000 });
+  window.push({ t: 1_000_000, heapUsed: 250 * MiB, heapFloor: 250 * MiB, rss: 300 * MiB, treeRss: 300 * MiB });
+  const view = (pid, slot) => ({ slot, pid, startedAt: 0, readyAt: 0, lastReplyAt: 1_000_000, jitterDraw: 0, window, held: false, points: [] });
+  const ctx = { config: CONFIG, totalLimit: null, cgroupLimit: null };
+  const state = newPolicyState(2);
+  state.workers[11] = { firstOverAt: 999_000, firstOverValue: 240 * MiB, baselineWarned: true, leakWarnedAt: null, confirm: { suspectedAt: null } };
+  const out = decide(state, [view(10, 0), view(11, 1)], 1_000_000, { ...ctx, only: new Set([10]) });
+  t.deepEqual(out.verdicts.map((v) => v.pid), [10]);
+  t.deepEqual(out.state.workers[11], state.workers[11], 'remembered as it was');
+  const next = decide(out.state, [view(10, 0), view(11, 1)], 1_001_000, { ...ctx, only: new Set([11]) });
+  t.deepEqual(next.verdicts.map((v) => v.pid), [11]);
 });

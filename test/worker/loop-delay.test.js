@@ -1,0 +1,32 @@
+// The agent's event-loop delay monitor: fine while the loop works, coarse while it idles, and a
+// stall seen at either resolution. Real timers on this test's own loop.
+import test from 'ava';
+import { loopDelay } from '../../src/worker/loop-delay.js';
+
+const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+const block = (ms) => { const end = Date.now() + ms; while (Date.now() < end) { /* a synchronous stall */ } };
+
+test.serial('10 ms while the loop is busy, 100 ms once it idles, 10 ms again when it works', (t) => {
+  const d = loopDelay();
+  t.is(d.resolution, 10, 'a worker starting up is busy');
+  d.read(0.5);
+  t.is(d.resolution, 10);
+  d.read(0.001);
+  t.is(d.resolution, 100);
+  d.read(0.2);
+  t.is(d.resolution, 10);
+  d.read(0); // leave it stopped: an enabled monitor keeps nothing alive, but tidy
+});
+
+for (const elu of [0.5, 0]) {
+  test.serial(`a 300 ms stall is seen at ${elu ? 'the fine' : 'the coarse'} resolution`, async (t) => {
+    const d = loopDelay();
+    d.read(elu);
+    await wait(250); // a few timer periods at either resolution
+    block(300);
+    await wait(250); // the timer that the stall held back fires, and then some more
+    const out = d.read(elu);
+    t.true(out.delayMax >= 150, `delay max ${out.delayMax} ms at ${d.resolution} ms resolution`);
+    t.true(out.delayP50 < out.delayMax);
+  });
+}
