@@ -1,9 +1,10 @@
 // The peer, side by side, in one run of this script: the same leaking app
 // (test/fixtures/apps/leaky-http.js, LEAK_MB_PER_SEC per worker from a timer) and the same
 // keep-alive load under PM2 in cluster mode with max_memory_restart, and under nodesup with the
-// same per-worker limit and worker count. PM2 is NOT a dependency: this script installs it into a
-// scratch folder (`npm install --prefix <scratch> pm2@latest`) with its own PM2_HOME, and ends its
-// daemon with `pm2 kill`. Both supervisors are measured the same way, from /proc every 100 ms:
+// same per-worker limit and worker count. PM2 is NOT a dependency of nodesup: the bench pins it in
+// its own lockfile (bench/pm2/package-lock.json) and installs it with `npm ci` into a scratch
+// folder, runs it with its own PM2_HOME, and ends its daemon with `pm2 kill`. The fair leg runs
+// the app with PM2's documented graceful shutdown: on SIGINT it closes its server, then exits. Both supervisors are measured the same way, from /proc every 100 ms:
 // the workers are the supervisor process's children (nodesup's primary, PM2's God daemon).
 //   node bench/pm2.js [--quick] [--write] [--duration 60] [--limit-mb 150] [--leak-mb-per-sec 20]
 import fs from 'node:fs';
@@ -21,8 +22,8 @@ import { requestNote } from './lib/requests.js';
 const opts = benchArgs({
   duration: { type: 'string' }, connections: { type: 'string', default: '10' }, workers: { type: 'string', default: '2' },
   'limit-mb': { type: 'string', default: '150' }, 'leak-mb-per-sec': { type: 'string', default: '20' },
-  'pm2-prefix': { type: 'string' }, legs: { type: 'string', default: 'pm2,pm2-1s,nodesup' },
-}, 'node bench/pm2.js [--quick] [--write] [--duration S] [--connections C] [--workers N] [--limit-mb MB] [--leak-mb-per-sec N] [--pm2-prefix DIR] [--legs pm2,pm2-1s,nodesup]');
+  'pm2-prefix': { type: 'string' }, legs: { type: 'string', default: 'pm2,pm2-graceful,pm2-1s,nodesup' },
+}, 'node bench/pm2.js [--quick] [--write] [--duration S] [--connections C] [--workers N] [--limit-mb MB] [--leak-mb-per-sec N] [--pm2-prefix DIR] [--legs pm2,pm2-graceful,pm2-1s,nodesup]');
 const DURATION = Number(opts.duration ?? (opts.quick ? 15 : 60));
 const CONNECTIONS = Number(opts.connections);
 const WORKERS = Number(opts.workers);
@@ -46,24 +47,30 @@ function answers(port) {
   });
 }
 
-/** Install PM2 into a scratch prefix (or reuse --pm2-prefix); returns {bin, version} or {error}. */
+const PINNED = path.join(ROOT, 'bench/pm2');
+
+/** Install the pinned PM2 into a scratch prefix (or reuse --pm2-prefix); returns {bin, version} or {error}. */
 async function installPm2() {
   const prefix = opts['pm2-prefix'] ? path.resolve(opts['pm2-prefix']) : scratch('nodesup-bench-pm2-');
   const pkg = path.join(prefix, 'node_modules/pm2/package.json');
   if (!fs.existsSync(pkg)) {
-    process.stderr.write(`installing pm2@latest into ${prefix} …\n`);
-    const r = await sh('npm', ['install', '--prefix', prefix, 'pm2@latest', '--no-audit', '--no-fund', '--no-save', '--loglevel=error'], { timeout: 300_000 });
+    process.stderr.write(`installing the pinned pm2 (bench/pm2/package-lock.json) into ${prefix} …\n`);
+    for (const f of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(PINNED, f), path.join(prefix, f));
+    const r = await sh('npm', ['ci', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error'], { timeout: 300_000 });
     if (r.err || !fs.existsSync(pkg)) {
       const lines = (r.stderr || r.err?.message || '').split('\n').map((l) => l.replace(/^npm (error|ERR!) ?/, '').trim())
         .filter((l) => l && !/proxy|complete log|npm help/i.test(l));
-      return { error: `npm install --prefix <scratch> pm2@latest failed: ${lines.slice(0, 2).join('; ') || `exit ${r.err?.code}`}` };
+      return { error: `npm ci --prefix <scratch> (bench/pm2) failed: ${lines.slice(0, 2).join('; ') || `exit ${r.err?.code}`}` };
     }
   }
   return { bin: path.join(prefix, 'node_modules/pm2/bin/pm2'), version: JSON.parse(fs.readFileSync(pkg, 'utf8')).version, prefix };
 }
 
-/** One PM2 leg: its own PM2_HOME, cluster mode, max_memory_restart; `interval` ms overrides PM2's check (PM2_WORKER_INTERVAL). */
-async function pm2Leg(pm2, { interval = null } = {}) {
+/**
+ * One PM2 leg: its own PM2_HOME, cluster mode, max_memory_restart; `interval` ms overrides PM2's
+ * check (PM2_WORKER_INTERVAL); `graceful` gives the app PM2's documented SIGINT handler.
+ */
+async function pm2Leg(pm2, { interval = null, graceful = false } = {}) {
   const home = scratch('nodesup-bench-pm2home-');
   fs.writeFileSync(path.join(home, 'touch'), String(Date.now())); // PM2 pings its server once per fresh PM2_HOME unless this exists
   const port = await freePort();
@@ -71,7 +78,7 @@ async function pm2Leg(pm2, { interval = null } = {}) {
   fs.writeFileSync(eco, `module.exports = ${JSON.stringify({
     apps: [{
       name: 'leaky', script: APP, exec_mode: 'cluster', instances: WORKERS, max_memory_restart: `${LIMIT_MB}M`,
-      env: { PORT: String(port), LEAK_MB_PER_SEC: opts['leak-mb-per-sec'] }, autorestart: true,
+      env: { PORT: String(port), LEAK_MB_PER_SEC: opts['leak-mb-per-sec'], ...(graceful ? { GRACEFUL_SIGINT: '1' } : {}) }, autorestart: true,
     }],
   }, null, 2)};\n`);
   const env = { ...process.env, PM2_HOME: home, PM2_DISABLE_VERSION_CHECK: '1', ...(interval ? { PM2_WORKER_INTERVAL: String(interval) } : {}) };
@@ -100,7 +107,8 @@ async function pm2Leg(pm2, { interval = null } = {}) {
     const j = await pm2cli(['jlist']);
     const list = JSON.parse(j.stdout.slice(j.stdout.indexOf('[')) || '[]');
     m.supervisorRestarts = list.reduce((a, p) => a + (p.pm2_env?.restart_time ?? 0), 0);
-    return { ...m, name: `PM2 ${pm2.version}`, check: interval ? `${interval / 1000} s (PM2_WORKER_INTERVAL)` : '30 s (default)' };
+    const check = interval ? `${interval / 1000} s (PM2_WORKER_INTERVAL)` : '30 s (default)';
+    return { ...m, name: `PM2 ${pm2.version}${graceful ? ' + graceful SIGINT handler' : ''}`, check };
   } finally {
     await kill();
     unhook();
@@ -151,11 +159,11 @@ async function main() {
   const pm2 = wanted.some((w) => w.startsWith('pm2')) ? await installPm2() : null;
   for (const leg of wanted) {
     if (leg === 'nodesup') legs.push(await nodesupLeg());
-    else if (leg !== 'pm2' && leg !== 'pm2-1s') throw new Error(`--legs: unknown leg ${leg} (pm2, pm2-1s, nodesup)`);
+    else if (!['pm2', 'pm2-graceful', 'pm2-1s'].includes(leg)) throw new Error(`--legs: unknown leg ${leg} (pm2, pm2-graceful, pm2-1s, nodesup)`);
     else if (pm2.error) legs.push({ name: 'PM2', error: pm2.error });
     else {
       // A PM2 that will not start is reported in the table, not allowed to hide nodesup's row.
-      legs.push(await pm2Leg(pm2, { interval: leg === 'pm2-1s' ? 1000 : null }).catch((err) => ({ name: `PM2 ${pm2.version}`, error: err.message.split('\n')[0] })));
+      legs.push(await pm2Leg(pm2, { interval: leg === 'pm2-1s' ? 1000 : null, graceful: leg === 'pm2-graceful' }).catch((err) => ({ name: `PM2 ${pm2.version}`, error: err.message.split('\n')[0] })));
     }
   }
   for (const l of legs) if (!l.error) process.stderr.write(`${l.name} (${l.check}): failed ${l.load.failed}, replacements ${l.replacements}, peaks ${l.peaks.map((p) => mib(p, 0)).join(' ')} MiB\n`);

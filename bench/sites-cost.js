@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
 import { startPrimary, freePort, load, cleanupAll } from './lib/spawn.js';
-import { mean, sd, min, max, fx, int, mib } from './lib/stats.js';
+import { mean, sd, min, max, fx, int, mib, ci95 } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 
 const opts = benchArgs({
@@ -38,14 +38,7 @@ async function leg(mode) {
   }
 }
 
-// A 95 % interval of the mean of paired ratios (t with n − 1 degrees of freedom, n ≤ 10).
-const T95 = [NaN, 12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26];
-function ci(xs) {
-  const m = mean(xs);
-  if (xs.length < 2) return [m, m, m];
-  const h = (T95[xs.length - 1] ?? 2.26) * sd(xs) / Math.sqrt(xs.length);
-  return [m, m - h, m + h];
-}
+const ci = ci95; // a 95 % interval of the mean of paired ratios
 
 async function main() {
   const legs = [];

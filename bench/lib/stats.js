@@ -9,6 +9,18 @@ export function sd(xs) {
   return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
 }
 
+// Two-sided 95 % t quantiles by degrees of freedom (1–30); past 30, 1.96 is close enough.
+const T95 = [NaN, 12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23, 2.20, 2.18, 2.16, 2.14, 2.13, 2.12, 2.11, 2.10, 2.09, 2.09,
+  2.08, 2.07, 2.07, 2.06, 2.06, 2.06, 2.05, 2.05, 2.05, 2.04];
+
+/** [mean, low, high]: the mean of xs and its 95 % confidence interval (t, n − 1 degrees of freedom). */
+export function ci95(xs) {
+  const m = mean(xs);
+  if (xs.length < 2) return [m, m, m];
+  const h = ((T95[xs.length - 1] ?? 1.96) * sd(xs)) / Math.sqrt(xs.length);
+  return [m, m - h, m + h];
+}
+
 /** Nearest-rank percentile, q in 0..1. */
 export function percentile(xs, q) {
   if (!xs.length) return null;
