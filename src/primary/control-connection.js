@@ -4,6 +4,8 @@
 import { ERROR_CODES } from '../errors.js';
 import { CONTROL_VERSION, OPS, frame, okReply, errorReply } from '../control-protocol.js';
 
+const DISCARD_MS = 5000;
+
 /** Serve requests on `socket` with ctx = { name, handlers, logger, opts, sockets }. */
 export function serveConnection(socket, ctx) {
   const { opts, sockets, logger } = ctx;
@@ -74,10 +76,13 @@ export function serveConnection(socket, ctx) {
       partial = [];
       queue.length = 0;
       send(errorReply(null, 'NODESUP_ERR_CONTROL', `bad request: line longer than ${opts.maxLineBytes} bytes; send one JSON request per line`));
-      // Flush the reply if the client reads, then close; a client that does not read gets a second.
-      socket.end(() => socket.destroy());
-      setTimeout(() => socket.destroy(), 1000).unref();
-      socket.resume(); // swallow whatever it still sends meanwhile
+      // End (the reply, then EOF) and swallow what it still sends: a client that reads gets the
+      // reply and closes on the EOF. Cutting it off while it still writes would reset it, and its
+      // write error can lose the reply before it is read. One that neither reads nor stops gets
+      // cut off at DISCARD_MS.
+      socket.end();
+      setTimeout(() => socket.destroy(), DISCARD_MS).unref();
+      socket.resume();
       return;
     }
     pump();

@@ -96,9 +96,17 @@ test('garbage, a 10 MB line, a client that never reads and 200 clients at once: 
   big.sock.write(Buffer.alloc(10 * 1024 * 1024, 'a'));
   await within(big.closed, 30_000, 'the 10 MB client disconnected');
   t.regex(big.lines.join('\n'), /line longer than/);
+  // One that never reads and never stops sending: cut off (its next write fails) after the reply.
   const bigDeaf = await rawControl(t, sockPath, { read: false });
-  bigDeaf.sock.write(Buffer.alloc(10 * 1024 * 1024, 'b'));
-  await within(bigDeaf.closed, 30_000, 'the 10 MB non-reading client disconnected');
+  const spew = Buffer.alloc(1024 * 1024, 'b');
+  let spewing = true;
+  bigDeaf.closed.then(() => { spewing = false; });
+  (async () => {
+    while (spewing && !bigDeaf.sock.destroyed) {
+      if (!bigDeaf.sock.write(spew)) await new Promise((resolve) => { bigDeaf.sock.once('drain', resolve); bigDeaf.sock.once('close', resolve); });
+    }
+  })();
+  await within(bigDeaf.closed, 30_000, 'the non-reading client that keeps sending disconnected');
 
   // 200 clients at once, each with a real request.
   const many = await within(Promise.allSettled(Array.from({ length: 200 }, () => request({ dir: run.runDir, name: 'abuse', op: 'status', timeoutMs: 30_000 }))),
