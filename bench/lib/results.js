@@ -3,12 +3,28 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The commit the bench ran at, and whether src/ or bench/ differed from it; null outside git. */
+function commit() {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench', 'bin', 'package.json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\n').filter((l) => l.trim() && !l.endsWith('bench/RESULTS.md')).length;
+    return dirty ? `${head} with ${dirty} uncommitted file(s) in src/, bench/ or bin/` : head;
+  } catch {
+    return null;
+  }
+}
 
 /** The lines every section starts with: how to rerun it and on what it ran. */
 export function provenance({ command, quick }) {
   const cpus = os.cpus();
   const lines = [
-    `Command: \`${command}\``,
+    `Command: \`${command}\`${commit() ? ` at commit ${commit()}` : ''}`,
     '',
     `Run: ${new Date().toISOString()} · node ${process.version} · ${cpus.length} CPUs (${cpus[0]?.model?.trim() ?? 'unknown'}) · ${os.platform()} ${os.release()} · ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB RAM`,
   ];

@@ -1,0 +1,96 @@
+// The floor under the primary's poll: what asking N processes once a second over node's IPC
+// channel costs a parent that does nothing else. N forked children that answer a stats-sized
+// message at once; the parent asks them all at once, or in groups that take turns over the second
+// (as nodesup's poll does past 16 workers). No nodesup code runs: this is the cost of the
+// channel and of waking idle processes on this host, which no primary built on node:cluster's
+// IPC gets under. CPU from /proc/<pid>/schedstat (time on a CPU, ns), not from clock ticks.
+//   node bench/ipc-floor.js [--quick] [--write] [--workers 128] [--groups 1,4,8] [--seconds 20]
+import fs from 'node:fs';
+import path from 'node:path';
+import { fork } from 'node:child_process';
+import { benchArgs } from './lib/args.js';
+import { scratch, delay, own, disown } from './lib/spawn.js';
+import { fx, percentile } from './lib/stats.js';
+import { publish, table } from './lib/results.js';
+
+const opts = benchArgs({
+  workers: { type: 'string', default: '128' }, groups: { type: 'string', default: '1,4,8' }, seconds: { type: 'string' },
+}, 'node bench/ipc-floor.js [--quick] [--write] [--workers N] [--groups 1,4,8] [--seconds S]');
+const N = Number(opts.workers);
+const GROUPS = opts.groups.split(',').map(Number);
+const SECONDS = Number(opts.seconds ?? (opts.quick ? 5 : 20));
+
+// A reply the size of an agent's (about 700 bytes of JSON).
+const REPLY = {
+  pid: 1, rss: 45e6, heapUsed: 5e6, heapTotal: 6e6, external: 1e6, arrayBuffers: 1e4, heapLimit: 4e9, heapPhysical: 6e6, heapFloor: 5e6,
+  newSpace: 1e6, gcCount: 10, gcMs: 5.5, majorGcCount: 2, minorGcCount: 8, minorGcMs: 3, gcFlags: [], elu: 0.001, delayP50: 0.1,
+  delayP99: 0.4, delayMax: 1, requests: 0, handles: 3, resources: { TCPServerWrap: 1, PipeWrap: 1, Timeout: 1 }, fds: 21, childPids: [],
+  draining: false, threads: 0, threadsHeapUsed: 0, threadsHeapPhysical: 0,
+};
+const CHILD = `process.on('internalMessage', (m) => {
+  if (m && m.cmd === 'NODE_FLOOR') process.send({ cmd: 'NODE_FLOOR_REPLY', id: m.id, ok: true, result: ${JSON.stringify(REPLY)} });
+});
+process.channel.ref(); // stay alive on the channel alone`;
+
+const onCpuMs = (pid) => {
+  try { return Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'latin1').split(' ')[0]) / 1e6; } catch { return null; }
+};
+
+async function leg(kids, groups) {
+  let pending = 0;
+  let done = () => {};
+  const onReply = (m) => { if (m?.cmd === 'NODE_FLOOR_REPLY' && --pending === 0) done(); };
+  for (const k of kids) k.on('internalMessage', onReply);
+  const rounds = SECONDS * groups;
+  const times = [];
+  const p0 = onCpuMs(process.pid);
+  const k0 = kids.reduce((a, k) => a + (onCpuMs(k.pid) ?? 0), 0);
+  const t0 = performance.now();
+  for (let r = 0; r < rounds; r++) {
+    const started = performance.now();
+    const group = kids.filter((_, i) => i % groups === r % groups);
+    const replied = new Promise((resolve) => { done = resolve; });
+    pending = group.length;
+    for (const k of group) k.send({ cmd: 'NODE_FLOOR', id: r });
+    await replied;
+    times.push(performance.now() - started);
+    await delay(Math.max(0, 1000 / groups - (performance.now() - started)));
+  }
+  const wall = performance.now() - t0;
+  for (const k of kids) k.off('internalMessage', onReply);
+  const kidsMs = kids.reduce((a, k) => a + (onCpuMs(k.pid) ?? 0), 0) - k0;
+  return {
+    groups, rounds, parent: (100 * (onCpuMs(process.pid) - p0)) / wall, kids: (100 * kidsMs) / wall, perWake: kidsMs / (rounds * (N / groups)),
+    p50: percentile(times, 0.5), p99: percentile(times, 0.99), max: percentile(times, 1),
+  };
+}
+
+async function main() {
+  const file = path.join(scratch(), 'child.cjs');
+  fs.writeFileSync(file, CHILD);
+  const kids = Array.from({ length: N }, () => fork(file, [], { stdio: 'ignore' }));
+  for (const k of kids) own(k.pid);
+  try {
+    await delay(3000);
+    const legs = [];
+    for (const g of GROUPS) {
+      const r = await leg(kids, g);
+      legs.push(r);
+      process.stderr.write(`${N} children, ${g} group(s): parent ${fx(r.parent, 2)} % of a core, children ${fx(r.kids, 1)} %, round trip p50 ${fx(r.p50, 1)} p99 ${fx(r.p99, 1)} ms\n`);
+    }
+    const body = [
+      `${N} forked children (node, nothing loaded) that answer a ${JSON.stringify(REPLY).length}-byte stats reply as soon as asked; the parent asks every child once a second, all at once or in groups that take turns (group k at k/groups of the second), for ${SECONDS} s per leg, all legs on the same children. CPU: time on a CPU from \`/proc/<pid>/schedstat\` over wall time, % of one core. Round trip: from the first request of a round to its last reply.`,
+      '',
+      table(['groups', 'rounds', 'parent CPU, % of a core', 'children CPU, % of a core (sum)', 'child CPU per answer, ms', 'round trip p50 / p99 / max ms'], legs.map((r) => [
+        r.groups, r.rounds, fx(r.parent, 2), fx(r.kids, 1), fx(r.perWake, 2), `${fx(r.p50, 1)} / ${fx(r.p99, 1)} / ${fx(r.max, 1)}`,
+      ])),
+      '',
+      'This is the floor under nodesup\'s poll at this many workers on this host: the channel\'s writes and reads, and waking an idle process, which costs it the "child CPU per answer" whatever it then does.',
+    ].join('\n');
+    publish(opts, 'ipc-floor', 'The floor under the poll: node IPC to idle processes', body);
+  } finally {
+    for (const k of kids) { k.kill('SIGKILL'); disown(k.pid); }
+  }
+}
+
+main().catch((err) => { process.stderr.write(`ipc-floor: ${err.stack}\n`); process.exitCode = 1; });
