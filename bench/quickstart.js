@@ -54,8 +54,6 @@ async function oneRun() {
   const run = startNodesup([APP, '--log-format', 'json', '--metrics', `127.0.0.1:${await freePort()}`], { env: { PORT: String(port) }, cwd: ROOT });
   try {
     const start = await run.waitFor((e) => e.event === 'supervisor.start', { what: 'supervisor.start' });
-    const guard = guardOf(start.primaryPid);
-    const guardCpu0 = guard ? cpuSeconds(guard) : null;
     let sent = 0;
     let failed = 0;
     let recycle = null;
@@ -68,8 +66,10 @@ async function oneRun() {
       }
       await Promise.race([delay(1000), recycled]);
     }
+    // The guard starts with the first workers; read when the recycle came, its CPU is all it used.
+    const guard = guardOf(start.primaryPid);
     const size = guard ? rollup(guard) : null;
-    const guardCpu = guard && guardCpu0 !== null ? cpuSeconds(guard) - guardCpu0 : null;
+    const guardCpu = guard ? cpuSeconds(guard) : null;
     return {
       toRecycle: recycle ? (recycle.at - t0) / 1000 : null, reason: recycle?.reason ?? null, kind: recycle?.kind ?? null,
       sent, failed, guard: size, guardCpu, wall: (Date.now() - t0) / 1000,
@@ -88,7 +88,7 @@ async function main() {
   }
   const times = runs.map((r) => r.toRecycle).filter((x) => x !== null);
   const body = [
-    `\`nodesup start examples/leaky-server/server.js\` from the repository root with the bundled \`supervisor.config.js\` (2 workers, rss 128 MiB, leak window 30 s), ${RUNS} runs, each a fresh supervisor; only the app's port, the metrics port and \`--log-format json\` differ from the README's command. One GET a second on a fresh connection once a worker is ready, as a user with curl. Time: from starting the command to the first \`worker.recycle\` event. Orphan guard: its RSS and PSS from smaps_rollup when the recycle came, and its CPU (utime+stime) over the run.`,
+    `\`nodesup start examples/leaky-server/server.js\` from the repository root with the bundled \`supervisor.config.js\` (2 workers, rss 128 MiB, leak window 30 s), ${RUNS} runs, each a fresh supervisor; only the app's port, the metrics port and \`--log-format json\` differ from the README's command. One GET a second on a fresh connection once a worker is ready, as a user with curl. Time: from starting the command to the first \`worker.recycle\` event. Orphan guard: its RSS and PSS from smaps_rollup when the recycle came, and its CPU (utime+stime) since it started, read at the same moment.`,
     '',
     table(['run', 'start → first recycle, s', 'reason', 'GETs failed / sent', 'guard RSS / PSS, KiB', 'guard CPU over the run, s'], runs.map((r, i) => [
       i + 1, fx(r.toRecycle, 1), r.reason ? `${r.reason}${r.kind ? ` (${r.kind})` : ''}` : `**none within ${LIMIT_S} s**`, `${r.failed} / ${r.sent}`,
