@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark in sequence, each with --write so it replaces its own section
 // of bench/RESULTS.md. `--quick` is passed through (a smoke run of everything, ~12 minutes);
 // `--results FILE` too. Run it on a quiet machine: other load skews every figure.
-//   npm run bench            # full: ~70 minutes, 40 of them the primary's memory soak
+//   npm run bench            # full: well over an hour, 40 minutes of it the primary's memory soak
 //   npm run bench -- --quick
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -19,6 +19,11 @@ const steps = [
   ['primary-cost', ['bench/primary-cost.js']],
   ['primary-soak', ['bench/primary-cost.js', '--soak', opts.quick ? '60' : '2400']],
   ['pm2', ['bench/pm2.js']],
+  ['overshoot', ['bench/overshoot.js']],
+  ['sites-cost', ['bench/sites-cost.js']],
+  ['primary-footprint', ['bench/primary-footprint.js']],
+  ['quickstart', ['bench/quickstart.js']],
+  ['ipc-floor', ['bench/ipc-floor.js']],
 ];
 const only = opts.only ? new Set(opts.only.split(',')) : null;
 const failed = [];
