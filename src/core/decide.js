@@ -219,7 +219,9 @@ export function explainLeak(found) {
 function adviceNotices(w, now, ctx, advised, notices) {
   const last = w.window.last();
   if (!last) return;
-  for (const a of advise({ ...last, gcShare: gcShare(w.window, now), ...scavenger(w.window, now) }, { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit })) {
+  // The newest sample with the GC rates on top: a view of it, not a copy of its forty fields.
+  const sample = Object.assign(Object.create(last), { gcShare: gcShare(w.window, now), ...scavenger(w.window, now) });
+  for (const a of advise(sample, { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit })) {
     if (advised.includes(a.code)) continue;
     advised.push(a.code);
     notices.push({ level: 'warn', fields: { event: EVENTS.ADVICE, slot: w.slot, pid: w.pid, code: a.code }, msg: a.message });

@@ -25,6 +25,7 @@ export function detectHandleLeak(window, { now, startedAt = null }) {
   const since = Math.max(now - H.windowMs, startedAt ?? -Infinity);
   const samples = window.since ? window.since(since) : window.samples.filter((s) => s.t >= since);
   if (samples.length < 5 || samples.at(-1).t - samples[0].t < H.minSpanMs) return null;
+  if (noRise(samples[0], samples.at(-1))) return null;
   const series = new Map();
   for (const s of samples) {
     for (const [type, n] of Object.entries(s.resources ?? {})) push(series, type, s.t, n);
@@ -32,7 +33,10 @@ export function detectHandleLeak(window, { now, startedAt = null }) {
   }
   const types = [];
   let r2 = 1;
+  const newest = samples.at(-1);
   for (const [type, pts] of series) {
+    // A type the newest sample does not have has no handles open now: whatever it did, it is over.
+    if (type === 'fd' ? newest.fds == null : !(type in (newest.resources ?? {}))) continue;
     if (pts.length < 5) continue;
     const fit = linearTrend(pts);
     if (!fit || fit.slope < H.minPerSec || fit.r2 < H.r2) continue;
@@ -62,6 +66,19 @@ export function describeHandles(types) {
 // A socket is a resource and an fd: counted once, as the resource. fds alone (files opened with
 // fs.openSync and never closed) are the leak's only face, and then named.
 const named = (types) => (types.some((t) => t.type !== 'fd') ? types.filter((t) => t.type !== 'fd') : types);
+
+/**
+ * True when no type can pass the minRise test below: every type of the newest sample is in the
+ * oldest too (so the two ends are its series' first and last points), and none has risen by
+ * minRise. That is most windows of a healthy worker, which then cost a few lookups a tick
+ * instead of a fit per type.
+ */
+function noRise(a, b) {
+  const ra = a.resources ?? {};
+  const rb = b.resources ?? {};
+  for (const type of Object.keys(rb)) if (!(type in ra) || rb[type] - ra[type] >= H.minRise) return false;
+  return b.fds == null || (a.fds != null && b.fds - a.fds < H.minRise);
+}
 
 function push(map, type, t, n) {
   let pts = map.get(type);

@@ -28,12 +28,23 @@ export class SampleWindow {
     return this.samples.length ? this.samples[this.samples.length - 1] : null;
   }
 
+  /** Index of the first sample with t >= since (samples.length when none): a binary search, as
+   * the decision asks this of a 10-minute window for every worker on every tick. */
+  indexSince(since) {
+    const s = this.samples;
+    let lo = 0;
+    let hi = s.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (s[mid].t < since) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   /** Samples with t >= since, oldest first (a new array). */
   since(since) {
-    const s = this.samples;
-    let i = s.length;
-    while (i > 0 && s[i - 1].t >= since) i--;
-    return s.slice(i);
+    return this.samples.slice(this.indexSince(since));
   }
 
   /** Non-null values of one field, oldest first, as [t, value] pairs. */
@@ -47,7 +58,7 @@ export class SampleWindow {
   rateOf(field, since) {
     const s = this.samples;
     let first = null;
-    for (let i = 0; i < s.length; i++) if (s[i].t >= since && s[i][field] != null) { first = s[i]; break; }
+    for (let i = this.indexSince(since); i < s.length; i++) if (s[i][field] != null) { first = s[i]; break; }
     const last = this.last();
     if (!first || !last || last[field] == null || last.t <= first.t || last[field] < first[field]) return null;
     return (last[field] - first[field]) / (last.t - first.t);

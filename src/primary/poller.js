@@ -1,9 +1,9 @@
 // Collect, the first step of a tick: every worker's agent is asked at once, and one Sample per
 // worker comes out into its window. Nothing is decided or logged here. What the probe remembers
 // between polls (poll count, shared-memory base) is its own.
-// The agent's reply carries what the worker can read of itself (RSS, fds, its children), so /proc
-// is read here only for what it cannot: a full read now and then, a worker's children, and every
-// figure of a worker whose agent did not answer. The primary is one process for every worker; a
+// The agent's reply carries what the worker can read of itself (RSS, fds, its children, and on a
+// full read its smaps_rollup and every thread's children), so /proc is read here only for what it
+// cannot: a worker's children, and every figure of a worker whose agent did not answer. The primary is one process for every worker; a
 // read per worker per poll is what made it cost a core's 5 % at 128 workers.
 import { KIND } from '../protocol.js';
 import { readMemory, readRss, countFds } from '../proc/memory.js';
@@ -19,10 +19,11 @@ import { rememberTree } from './kill-tree.js';
  * @param {{timeoutMs:number, now:() => number}} o
  */
 export async function pollOnce(pool, handles, { timeoutMs, now }) {
-  const stats = await Promise.all(handles.map((h) => pool.request(h, KIND.STATS, {}, timeoutMs)));
+  const full = handles.map(fullReadDue);
+  const stats = await Promise.all(handles.map((h, i) => pool.request(h, KIND.STATS, full[i] ? { full: true } : {}, timeoutMs)));
   const t = now();
   return handles.map((h, i) => {
-    const proc = readTree(h, fullReadDue(h), stats[i]);
+    const proc = readTree(h, full[i], stats[i]);
     return record(pool, h, buildSample(t, h.pid, proc, stats[i]), proc);
   });
 }
@@ -78,13 +79,16 @@ export function fullReadDue(h) {
  * @param {{rss?:number, fds?:number|null, childPids?:number[]}|null} [stats]
  */
 export function readTree(h, detail = true, stats = null) {
-  // The main thread's children come with the reply; a tree known from before is walked again to
-  // see it go, and a full read walks every thread's (a worker_thread may spawn too).
-  const walk = detail || !Array.isArray(stats?.childPids) || stats.childPids.length > 0 || h.tree.length > 1;
+  // The children come with the reply: the main thread's, and on a full read every thread's (a
+  // worker_thread may spawn too). A tree known from before is walked again to see it go.
+  const listed = Array.isArray(stats?.childPids) && (!detail || stats.allThreads === true);
+  const walk = !listed || stats.childPids.length > 0 || h.tree.length > 1;
   const kids = walk ? descendantsOf(h.pid, detail) : [];
-  const fromAgent = stats?.rss == null ? null : { rss: stats.rss, pss: null, anon: null };
+  const fromAgent = detail
+    ? (stats?.memory?.rss == null ? null : { ...stats.memory })
+    : (stats?.rss == null ? null : { rss: stats.rss, pss: null, anon: null });
   const read = detail ? readMemory : (pid) => { const rss = readRss(pid); return rss === null ? null : { rss, pss: null, anon: null }; };
-  const own = detail || !fromAgent ? read(h.pid) : fromAgent;
+  const own = fromAgent ?? read(h.pid);
   let childrenRss = 0;
   let childrenPss = 0;
   let pssKnown = true;

@@ -23,6 +23,8 @@ test(`${N} workers start and stop: all ready, every slot sampled in turn, all go
   for (const r of snap.slots) {
     const seen = fs.readdirSync(`/proc/${r.pid}/fd`).length;
     t.true(Math.abs(r.last.fds - seen) <= 1, `slot ${r.slot}: agent ${r.last.fds} fds, /proc ${seen}`);
+    // PSS comes from the agent's own smaps_rollup on a full read, estimated from it in between.
+    t.true(r.last.pss > 0 && r.last.pss <= r.last.rss, `slot ${r.slot}: pss ${r.last.pss}, rss ${r.last.rss}`);
   }
   run.child.kill('SIGTERM');
   const done = await run.exited;

@@ -23,6 +23,8 @@ const CASES = [
   ['… and not once it has sat at 256 for 30 s', 90, (s) => ({ resources: { TCPSocketWrap: Math.min(256, 5 * s) }, fds: 30 }), null],
   ['slow drift under the rate (0.2/s)', 60, (s) => ({ resources: { Timeout: 10 + Math.floor(s / 5) }, fds: 30 }), null],
   ['files opened and never closed: fds alone', 30, (s) => ({ resources: { TTYWrap: 1 }, fds: 20 + 2 * s }), ['fd']],
+  ['a type first seen mid-window that climbs', 30, (s) => ({ resources: s < 5 ? { TTYWrap: 1 } : { TTYWrap: 1, TCPSocketWrap: 5 * (s - 4) }, fds: 30 }), ['TCPSocketWrap']],
+  ['a climb that ended with every socket of the type closed', 30, (s) => ({ resources: s < 25 ? { TTYWrap: 1, TCPSocketWrap: 2 + 3 * s } : { TTYWrap: 1 }, fds: 30 }), null],
 ];
 for (const [title, seconds, f, want] of CASES) {
   test(`detectHandleLeak: ${title}`, (t) => {

@@ -99,5 +99,21 @@ test('readTree with the agent\'s reply: its RSS and fds stand in for /proc; the 
   t.true(noReply.own.rss > 10 * 1024 * 1024, 'no reply: RSS from /proc');
   t.true(Number.isInteger(noReply.fds) && noReply.fds > 7, `no reply: fds from /proc (${noReply.fds})`);
   t.true(noReply.children >= 1, 'no reply: the children are walked');
-  t.true(readTree(h, true, { ...agent, childPids: [] }).children >= 1, 'a full read walks them whatever the reply says');
+  t.true(readTree(h, true, { ...agent, childPids: [] }).children >= 1, 'a full read walks them unless the reply listed every thread\'s');
+});
+
+test('readTree on a full read with the agent\'s own smaps_rollup: its RSS/PSS/anon stand in for /proc, and every thread\'s children listed', async (t) => {
+  const { readTree } = await import('../../src/primary/poller.js');
+  const child = spawn('sleep', ['30']);
+  t.teardown(() => child.kill());
+  await once(child, 'spawn');
+  const h = { pid: process.pid, tree: [] };
+  const memory = { rss: 300 * 4096, pss: 200 * 4096, anon: 100 * 4096 };
+  const none = readTree(h, true, { rss: 1, fds: 7, memory, childPids: [], allThreads: true });
+  t.deepEqual(none.own, memory, 'own memory from the reply, not from /proc (this process is far bigger)');
+  t.is(none.children, 0, 'every thread listed no child: none walked');
+  const some = readTree(h, true, { rss: 1, fds: 7, memory, childPids: [child.pid], allThreads: true });
+  t.true(some.children >= 1 && some.childrenPss > 0, 'a listed child is walked and measured in full');
+  const silent = readTree(h, true, { rss: 1, fds: 7, memory: null, childPids: [], allThreads: true });
+  t.true(silent.own.rss > 10 * 1024 * 1024 && silent.own.pss > 0, 'no memory in the reply: smaps_rollup read here');
 });
