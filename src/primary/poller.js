@@ -3,8 +3,9 @@
 // between polls (poll count, shared-memory base) is its own.
 // The agent's reply carries what the worker can read of itself (RSS, fds, its children, and on a
 // full read its smaps_rollup and every thread's children), so /proc is read here only for what it
-// cannot: a worker's children, and every figure of a worker whose agent did not answer. The primary is one process for every worker; a
-// read per worker per poll is what made it cost a core's 5 % at 128 workers.
+// cannot: a worker's children, and every figure of a worker whose agent did not answer. The
+// primary is one process for every worker; a read per worker per poll is what made it cost a
+// core's 5 % at 128 workers.
 import { KIND } from '../protocol.js';
 import { readMemory, readRss, countFds } from '../proc/memory.js';
 import { descendantsOf } from '../proc/descendants.js';
@@ -76,7 +77,8 @@ export function fullReadDue(h) {
  * not anonymous) at the last full read: what a process grows is private, anonymous memory.
  * @param {import('./pool.js').WorkerHandle} h
  * @param {boolean} [detail]
- * @param {{rss?:number, fds?:number|null, childPids?:number[]}|null} [stats]
+ * @param {{rss?:number, fds?:number|null, childPids?:number[], allThreads?:boolean,
+ *   memory?:{rss:number, pss:number|null, anon:number|null}|null}|null} [stats]
  */
 export function readTree(h, detail = true, stats = null) {
   // The children come with the reply: the main thread's, and on a full read every thread's (a
