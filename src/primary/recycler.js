@@ -33,6 +33,12 @@ export class Recycler extends EventEmitter {
     super();
     Object.assign(this, o);
     this.busy = new Set();
+    /**
+     * Busy slots whose early replacement is ready and waits for the old worker's crossing. They do
+     * not count against maxConcurrent, which bounds start-ups: with one slot of room, a spare
+     * waiting seconds for its crossing would hold back another slot's worker already over its limit.
+     */
+    this.waiting = new Set();
     this.reaping = new Set();
     /** @type {WeakMap<object, number>} when each worker last had a GC before a recycle */
     this.lastGcAt = new WeakMap();
@@ -45,7 +51,7 @@ export class Recycler extends EventEmitter {
 
   /** Room for one more recycle now (maxConcurrent), and the slot not already recycling. */
   hasRoom(slot) {
-    return !this.busy.has(slot) && this.busy.size < this.config.recycle.maxConcurrent;
+    return !this.busy.has(slot) && this.busy.size - this.waiting.size < this.config.recycle.maxConcurrent;
   }
 
   /**
@@ -96,7 +102,9 @@ export class Recycler extends EventEmitter {
         const perMs = v.crossingInMs > 0 ? Math.max(0, v.limit - v.value) / v.crossingInMs : 0;
         const drainMs = this.drains.length ? Math.max(...this.drains) : 0;
         const at = Math.max(v.limit * 0.9, v.limit - perMs * drainMs);
-        const crossedAt = await this.#crossing(old, at, deadline);
+        this.waiting.add(slot);
+        this.emit('freed');
+        const crossedAt = await this.#crossing(old, at, deadline).finally(() => this.waiting.delete(slot));
         if (crossedAt === null) {
           this.missedAt.set(old, this.now());
           this.report('info', { event: EVENTS.RECYCLE_SKIPPED, slot, pid: old.pid, reason: v.reason, predictive: true, sparePid: next.pid, limit: v.limit },

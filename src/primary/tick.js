@@ -45,7 +45,7 @@ export async function runTick(o) {
     only: group.of > 1 ? new Set(handles.map((h) => h.pid)) : null,
   });
 
-  for (const v of planRecycles(verdicts, o.recycler.busy, config.recycle.maxConcurrent)) {
+  for (const v of planRecycles(verdicts, o.recycler.busy, config.recycle.maxConcurrent, o.recycler.waiting)) {
     o.recycler.recycle(v.slot, v).catch((err) => o.report('error', { err, slot: v.slot }, 'recycle failed'));
   }
   for (const p of probes ?? []) {
