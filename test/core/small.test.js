@@ -22,6 +22,9 @@ test('planRecycles: maxConcurrent, busy slots skipped, duplicates dropped', (t) 
   t.deepEqual(planRecycles(wanted, new Set([0]), 2), [wanted[1]]);
   t.deepEqual(planRecycles(wanted, new Set([5, 6]), 2), []);
   t.deepEqual(planRecycles(wanted, new Set(), 3), [wanted[0], wanted[1], wanted[3]]);
+  // Slot 0's early replacement is ready and waits for its crossing: the one slot of room is free.
+  t.deepEqual(planRecycles(wanted, new Set([0]), 1, new Set([0])), [wanted[1]], 'a waiting slot leaves the room to another');
+  t.deepEqual(planRecycles(wanted, new Set([0]), 1), [], 'a slot still starting its replacement holds it');
 });
 
 test('worker states: legal and illegal transitions', (t) => {
