@@ -175,7 +175,8 @@ function stats(state, delay, detail, full) {
   for (const s of spaces) if (s.space_name === 'new_space') newSpace = s.space_size;
   const resources = process.getActiveResourcesInfo();
   const elu = performance.eventLoopUtilization(state.elu);
-  state.elu = performance.eventLoopUtilization();
+  // inspect's detailed read looks at the poll's window without closing it.
+  if (!detail) state.elu = performance.eventLoopUtilization();
   const out = {
     pid: process.pid,
     rss: mem.rss,
@@ -196,7 +197,7 @@ function stats(state, delay, detail, full) {
     minorGcMs: state.gc.byKind.minor.ms,
     gcFlags,
     elu: elu.utilization,
-    ...delay.read(elu.utilization),
+    ...(detail ? delay.peek() : delay.read(elu.utilization)),
     requests: state.requests,
     handles: resources.length,
     // Per type ("TCPSocketWrap", "Timeout", …): a leak of sockets or timers is named by its types.
@@ -209,7 +210,7 @@ function stats(state, delay, detail, full) {
     draining: state.draining,
     ...state.threads(),
   };
-  state.heapFloor = null;
+  if (!detail) state.heapFloor = null; // the poll's window, which inspect only looks at
   // smaps_rollup walks every mapping (~1 ms of kernel time): paid here, by each worker in turn,
   // rather than by the one primary for all of them (a third of its CPU at 128 workers).
   if (full) out.memory = readMemory(process.pid);

@@ -14,16 +14,27 @@ export function loopDelay() {
   const monitors = { [FINE_MS]: monitorEventLoopDelay({ resolution: FINE_MS }), [COARSE_MS]: monitorEventLoopDelay({ resolution: COARSE_MS }) };
   let resolution = FINE_MS; // a worker starting up is busy
   monitors[resolution].enable();
+  let last = { delayP50: null, delayP99: null, delayMax: null };
+  const current = () => {
+    const h = monitors[resolution];
+    // The histogram records whole timer intervals; the delay is what exceeds the interval.
+    const late = (ns) => Math.max(0, ns / 1e6 - resolution);
+    return h.count ? { delayP50: late(h.percentile(50)), delayP99: late(h.percentile(99)), delayMax: late(h.max) } : null;
+  };
   return {
     get resolution() { return resolution; },
+    /**
+     * The delay so far in the poll's window, or the last window's when none has a sample yet;
+     * nothing is reset: `nodesup inspect` must not take the next poll's figures away from it.
+     */
+    peek() {
+      return current() ?? last;
+    },
     /** @param {number} elu  the loop's utilization over the window being read, 0..1 */
     read(elu) {
       const h = monitors[resolution];
-      // The histogram records whole timer intervals; the delay is what exceeds the interval.
-      const late = (ns) => Math.max(0, ns / 1e6 - resolution);
-      const out = h.count
-        ? { delayP50: late(h.percentile(50)), delayP99: late(h.percentile(99)), delayMax: late(h.max) }
-        : { delayP50: null, delayP99: null, delayMax: null };
+      const out = current() ?? { delayP50: null, delayP99: null, delayMax: null };
+      last = out;
       h.reset();
       const next = elu >= BUSY_ELU ? FINE_MS : COARSE_MS;
       if (next !== resolution) {

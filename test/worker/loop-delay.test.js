@@ -30,3 +30,18 @@ for (const elu of [0.5, 0]) {
     t.true(out.delayP50 < out.delayMax);
   });
 }
+
+test.serial('peek (what inspect reads) sees the window so far without closing it; the next read still has the stall', async (t) => {
+  const d = loopDelay();
+  d.read(0.5);
+  await wait(100);
+  block(300);
+  await wait(100);
+  const peeked = d.peek();
+  t.true(peeked.delayMax >= 150, `peek: delay max ${peeked.delayMax} ms`);
+  const read = d.read(0.5);
+  t.true(read.delayMax >= 150, `the poll's read after the peek: delay max ${read.delayMax} ms`);
+  // Right after a read the window is empty: peek gives the last window's figures, not nothing.
+  t.deepEqual(d.peek(), read);
+  d.read(0);
+});
