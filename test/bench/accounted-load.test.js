@@ -29,7 +29,8 @@ test('a request whose connection the server closes without answering is lost sil
 test('a server that answers every request: nothing failed, every request accounted for', async (t) => {
   const url = await server(t, (req, res) => res.end('ok'));
   const r = await accountedLoad({ url, connections: 2, duration: 1 }).result;
-  t.true(r.ok > 100);
+  // How many fit in the second is the machine's business (a loaded CI host answered fewer than 100).
+  t.true(r.ok > 0 && r.ok === r.responses, JSON.stringify(r));
   t.is(r.failed, 0);
   t.is(r.lostSilently, 0);
   t.is(r.unaccounted, 0);
