@@ -3,14 +3,13 @@
 // It answers the primary's requests, counts requests, and makes a drain graceful: no keep-alive
 // socket is closed under a client that may be sending on it.
 import cluster from 'node:cluster';
-import fs from 'node:fs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import dc from 'node:diagnostics_channel';
 import { performance, PerformanceObserver, constants as perf } from 'node:perf_hooks';
 import { KIND, message, isOurs } from '../protocol.js';
 import { childrenOf, descendantsOf } from '../proc/descendants.js';
-import { readMemory } from '../proc/memory.js';
+import { readMemory, countFds } from '../proc/memory.js';
 import { hooks, runShutdownHooks } from './hooks.js';
 import { watchThreads } from './threads.js';
 import { heapProfiler } from './heap-profiler.js';
@@ -224,11 +223,8 @@ function stats(state, delay, detail, full) {
 }
 
 function countOwnFds() {
-  try {
-    return fs.readdirSync('/proc/self/fd').length - 1; // the listing holds the directory's own fd
-  } catch {
-    return null; // not Linux
-  }
+  const n = countFds(process.pid); // null off Linux
+  return n === null ? null : n - 1; // a process listing its own fds sees the listing's fd too
 }
 
 function newGcTotals() {
