@@ -30,6 +30,43 @@ export const MEMORY_REASONS = new Set([REASONS.RSS, REASONS.HEAP, REASONS.NATIVE
 /** Why a worker leaves that is not a recycle: a stop, or a replacement that was not needed or not ready. */
 export const RETIRE = Object.freeze({ STOP: 'stop', SPARE: 'spare' });
 
+/** What a recycle came to: the result of the recycler, of `nodesup recycle` and of each slot of a reload. */
+export const RECYCLE_OUTCOMES = Object.freeze({
+  RECYCLED: 'recycled', // replaced: the replacement serves, the old worker drained
+  GC: 'gc', // a full GC brought it under its limits: nothing replaced
+  FAILED: 'failed', // the replacement was not ready within readyTimeout: the old worker keeps serving
+  SKIPPED: 'skipped', // no ready worker in that slot, or it was recycling already, or a stop began
+  SPARE: 'spare', // a predicted crossing did not come: the early replacement was retired, the old one stays
+});
+
+/** What leaks (DESIGN §3a): the kind on leak.warning, a leak recycle, metrics and views. */
+export const LEAK_KINDS = Object.freeze({
+  HEAP: 'heap',
+  EXTERNAL: 'external',
+  NATIVE: 'native',
+  CHILDREN: 'children',
+  RSS: 'rss',
+  HANDLES: 'handles',
+});
+
+/** Advice codes, spelled once: the `code` of each worker.advice event and what views match on. */
+export const ADVICE = Object.freeze({
+  NATIVE_GAP: 'native-gap',
+  TINY_NEW_SPACE: 'tiny-new-space',
+  GC_SHARE: 'gc-share',
+  LOOP_DELAY: 'loop-delay',
+  HEAP_NEAR_LIMIT: 'heap-near-limit',
+  HEAP_LIMIT_ABOVE_RSS: 'heap-limit-above-rss',
+  RSS_LIMIT_ABOVE_CGROUP: 'rss-limit-above-cgroup',
+  FD_GROWTH: 'fd-growth',
+  HANDLES: 'handles',
+  OVERCOMMIT: 'overcommit', // the workers cannot all fit in the container's memory limit
+  OOM_KILL: 'oom-kill', // the kernel's OOM killer ended a worker
+});
+
+/** Config keys bound at start: a reload keeps their running values and says a restart is needed. */
+export const RESTART_KEYS = Object.freeze(['name', 'metrics', 'log', 'tui']);
+
 /** Why a worker was spawned. */
 export const SPAWN_CAUSES = Object.freeze({ INITIAL: 'initial', REPLACE: 'replace', RESTART: 'restart' });
 

@@ -2,21 +2,12 @@
 // a pattern one of the incidents taught us. Unknown inputs give no advice, never a wrong one.
 
 import { formatBytes } from '../units.js';
+import { ADVICE } from '../constants.js';
+
+export { ADVICE };
 
 const MiB = 1024 * 1024;
 
-/** Advice codes, spelled once: the `code` of each line and what tests and views match on. */
-export const ADVICE = Object.freeze({
-  NATIVE_GAP: 'native-gap',
-  TINY_NEW_SPACE: 'tiny-new-space',
-  GC_SHARE: 'gc-share',
-  LOOP_DELAY: 'loop-delay',
-  HEAP_NEAR_LIMIT: 'heap-near-limit',
-  HEAP_LIMIT_ABOVE_RSS: 'heap-limit-above-rss',
-  RSS_LIMIT_ABOVE_CGROUP: 'rss-limit-above-cgroup',
-  FD_GROWTH: 'fd-growth',
-  HANDLES: 'handles',
-});
 
 /** The bars each advice line is raised at; exported so tests and docs quote them. */
 export const ADVICE_THRESHOLDS = Object.freeze({

@@ -1,12 +1,13 @@
 // What a re-read config changes, and how it can be applied: limits and timings live at the next
 // tick; the app's own settings only by rolling the workers; some keys only by a restart of nodesup.
+import { RESTART_KEYS } from '../constants.js';
 
 /** Keys applied at the next tick, with no worker restarted. */
 export const LIVE_KEYS = Object.freeze(['limits', 'pollInterval', 'leak', 'gcBeforeRecycle', 'recycle', 'restart', 'unresponsive']);
 /** Keys the workers are forked with: a change rolls them, one slot at a time. */
 export const ROLLING_KEYS = Object.freeze(['script', 'args', 'env', 'nodeArgs']);
 /** Keys bound at start (the control socket's name, the metrics port, the log, the screen). */
-export const RESTART_KEYS = Object.freeze(['name', 'metrics', 'log', 'tui']);
+export { RESTART_KEYS };
 
 /**
  * @param {import('../types.js').Config} current

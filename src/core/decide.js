@@ -2,15 +2,18 @@
 // (policy state', verdicts, notices). Pure: it logs nothing and writes nothing on the workers.
 // What it must remember between ticks (when a worker first went over, which warnings were
 // given, the slot's streak of young workers over a limit) lives in the state it returns.
-import { EVENTS, MEMORY_REASONS, REASONS } from '../constants.js';
+import { ADVICE, EVENTS, LEAK_KINDS, MEMORY_REASONS, REASONS } from '../constants.js';
 import { evaluateWorker, evaluateFleet, baselineHold, predictCrossing } from './policy.js';
 import { detectLeak } from './leak-detector.js';
 import { advise } from './advice.js';
 import { workerTrend, gcShare, scavenger } from './worker-trend.js';
 import { overcommit } from './fit.js';
-import { confirmStep, confirmedLeak, newConfirmState } from './heap-confirm.js';
+import { confirmStep, confirmedLeak } from './heap-confirm.js';
+import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
+import { gcMinIntervalMs } from './gc-recheck.js';
 import { detectHandleLeak, describeHandles } from './handle-trend.js';
 import { projectTimeToLimit } from './trend.js';
+import { memoryOf } from './memory-of.js';
 
 /**
  * @typedef {object} WorkerPolicy  what the policy remembers of one worker
@@ -20,22 +23,24 @@ import { projectTimeToLimit } from './trend.js';
  * @property {number|null} leakWarnedAt  last leak.warning
  * @property {import('./heap-confirm.js').ConfirmState} confirm  a suspected heap leak being confirmed
  * @property {object|null} [leak]  the latest leak found in it (explainLeak, and when): for status and inspect
+ * @property {number|null} lastGcAt   when it last had a full GC before a recycle (outcomes.js)
+ * @property {number|null} missedAt   when a predicted crossing of it last did not come
+ * @property {import('./heap-confirm.js').ConfirmPoint[]} points  its heap after full GCs, newest last
  *
  * @typedef {object} PolicyState
- * @property {{streak:number}[]} slots  consecutive young workers over a limit, per slot
- * @property {Record<number, WorkerPolicy>} workers  by pid, serving workers only
+ * @property {{streak:number, heldUntil:number}[]} slots  per slot: consecutive young workers over a
+ *   limit, and a failed recycle's cooldown (judged for nothing until then, remembered still)
+ * @property {Record<number, WorkerPolicy>} workers  by worker id (never pid: pids are reused), serving workers only
  * @property {string[]} advised         advice codes already given (once per supervisor run)
  *
  * @typedef {object} WorkerView  one serving worker, as the decision sees it
- * @property {number} slot @property {number} pid
+ * @property {number} id @property {number} slot @property {number} pid
  * @property {number} startedAt @property {number} readyAt @property {number} lastReplyAt
  * @property {number} jitterDraw
  * @property {import('./sample-window.js').SampleWindow} window
- * @property {boolean} held  a failed recycle's cooldown: judged for nothing, remembered still
- * @property {number|null} [predictionMissedAt]  when a predicted crossing of this worker last did not come
- * @property {import('./heap-confirm.js').ConfirmPoint[]} [points]  the heap after full GCs, newest last
  *
- * @typedef {{level:'info'|'warn'|'error', fields:{event:string}&object, msg:string}} Notice
+ * @typedef {{level:'info'|'warn'|'error', fields:{event:string}&object, msg?:string}} Notice  data: the
+ *   report layer words it (report/words.js); only advice still carries its own text
  * @typedef {{slot:number, pid:number, reason:string, value:number|null, limit:number|null, kind?:string, trend?:object}} Verdict
  * @typedef {{slot:number, pid:number, point:boolean, profile:boolean}} Probe  a confirmation point to take, with the
  *   retained sites while the leak is unconfirmed; point false ends the suspicion
@@ -43,7 +48,7 @@ import { projectTimeToLimit } from './trend.js';
 
 /** A fresh policy state for `slots` slots. */
 export function newPolicyState(slots) {
-  return { slots: Array.from({ length: slots }, () => ({ streak: 0 })), workers: {}, advised: [] };
+  return { slots: Array.from({ length: slots }, newSlotPolicy), workers: {}, advised: [] };
 }
 
 /**
@@ -59,50 +64,61 @@ export function newPolicyState(slots) {
  */
 export function decide(state, workers, now, ctx) {
   const { config } = ctx;
-  const next = { slots: state.slots.map((s) => ({ ...s })), workers: {}, advised: [...state.advised] };
+  // The slot table follows the configured worker count (a config reload may resize it).
+  const next = {
+    slots: Array.from({ length: config.workers ?? state.slots.length }, (_, i) => ({ ...(state.slots[i] ?? newSlotPolicy()) })),
+    workers: {}, advised: [...state.advised],
+  };
   const verdicts = [];
   const notices = [];
   const probes = [];
   for (const w of workers) {
-    const mine = { ...(state.workers[w.pid] ?? newWorkerPolicy()) };
-    next.workers[w.pid] = mine;
-    if (w.held || (ctx.only && !ctx.only.has(w.pid))) continue;
+    const mine = { ...(state.workers[w.id] ?? newWorkerPolicy()) };
+    next.workers[w.id] = mine;
+    const slotState = next.slots[w.slot] ??= newSlotPolicy();
+    if (now < slotState.heldUntil || (ctx.only && !ctx.only.has(w.id))) continue;
     adviceNotices(w, now, ctx, next.advised, notices);
     const probe = confirmProbe(w, mine, now, config);
     if (probe) probes.push(probe);
-    const v = workerVerdict(w, mine, next.slots[w.slot], now, config, notices) ?? prediction(w, now, ctx);
-    if (v) verdicts.push({ slot: w.slot, pid: w.pid, trend: workerTrend(w, config, now), ...v });
+    const v = workerVerdict(w, mine, slotState, now, config, notices) ?? prediction(w, mine, now, ctx);
+    if (v) verdicts.push(withGc({ slot: w.slot, pid: w.pid, id: w.id, trend: workerTrend(w, config, now), ...v }, mine, now, config));
   }
   fitNotice(workers, ctx, next.advised, notices);
   const fleet = evaluateFleet(workers.map((w) => ({ slot: w.slot, sample: w.window.last() })), ctx.totalLimit);
   if (fleet && !verdicts.some((v) => v.slot === fleet.slot)) {
-    verdicts.push({ pid: workers.find((w) => w.slot === fleet.slot)?.pid ?? null, ...fleet });
+    const w = workers.find((x) => x.slot === fleet.slot);
+    verdicts.push(withGc({ pid: w?.pid ?? null, id: w?.id ?? null, ...fleet }, w ? next.workers[w.id] : null, now, config));
   }
   return { state: next, verdicts, notices, probes };
 }
 
-function newWorkerPolicy() {
-  return { firstOverAt: null, firstOverValue: null, baselineWarned: false, leakWarnedAt: null, confirm: newConfirmState() };
+// DESIGN §4 step 2: a memory verdict first tries a full GC, at most once a gcMinIntervalMs per
+// worker. A predicted crossing is met by a ready replacement, not a GC that would only delay it.
+function withGc(v, mine, now, config) {
+  const gcFirst = Boolean(config.gcBeforeRecycle) && !v.predictive && MEMORY_REASONS.has(v.reason)
+    && now - (mine?.lastGcAt ?? -Infinity) >= gcMinIntervalMs(config);
+  return { ...v, gcFirst };
 }
 
 // A rising heap floor is confirmed (or not) with full GCs; once confirmed, a point a minute keeps
 // the verdict current at a third of the cost, and the profiler stops: the sites are known.
 function confirmProbe(w, mine, now, config) {
   if (!config.leak) return null;
-  const { state, action } = confirmStep(w, mine.confirm, now, {
+  const view = { window: w.window, readyAt: w.readyAt, startedAt: w.startedAt, points: mine.points };
+  const { state, action } = confirmStep(view, mine.confirm, now, {
     minGrowth: config.leak.minGrowth, pollInterval: config.pollInterval, spacingMs: mine.confirm.confirmedAt ? 60_000 : undefined,
   });
   mine.confirm = state;
   if (!action) return null;
-  return { slot: w.slot, pid: w.pid, point: action === 'probe', profile: action === 'probe' && !state.confirmedAt };
+  return { slot: w.slot, pid: w.pid, id: w.id, point: action === 'probe', profile: action === 'probe' && !state.confirmedAt };
 }
 
 // Predictive replacement. A prediction that did not come true (its spare was retired) is not
 // tried again for this long, so a worker that rises and levels off costs one spare, not one a tick.
 const PREDICT_AGAIN_MS = 60_000;
 
-function prediction(w, now, { config, startupMs = null }) {
-  if (!config.recycle.predictive || (w.predictionMissedAt != null && now - w.predictionMissedAt < PREDICT_AGAIN_MS)) return null;
+function prediction(w, mine, now, { config, startupMs = null }) {
+  if (!config.recycle.predictive || (mine.missedAt != null && now - mine.missedAt < PREDICT_AGAIN_MS)) return null;
   return predictCrossing(w.window, config.limits.rss, now, { startupMs, pollInterval: config.pollInterval, readyAt: w.readyAt });
 }
 
@@ -124,7 +140,6 @@ function workerVerdict(w, mine, slotState, now, config, notices) {
         notices.push({
           level: 'warn',
           fields: { event: EVENTS.LIMIT_BELOW_BASELINE, slot: w.slot, pid: w.pid, reason: v.reason, value: v.value, limit: v.limit, holdMs: hold.graceMs },
-          msg: `slot ${w.slot}: over the ${v.reason} limit right after start; the limit is below the app's baseline. Holding recycles for ${hold.graceMs} ms`,
         });
       }
       return null;
@@ -150,7 +165,7 @@ function leakVerdict(w, mine, now, config, notices) {
     found = confirmedHeapLeak(w, mine, limits, leak.minGrowth) ?? detectHandleLeak(w.window, { now, startedAt });
     if (!found) return null;
     early = true;
-    if (found.kind === 'heap') mine.confirm = { ...mine.confirm, confirmedAt: mine.confirm.confirmedAt ?? now };
+    if (found.kind === LEAK_KINDS.HEAP) mine.confirm = { ...mine.confirm, confirmedAt: mine.confirm.confirmedAt ?? now };
   }
   const explained = explainLeak(found);
   mine.leak = { at: now, ...explained };
@@ -161,12 +176,11 @@ function leakVerdict(w, mine, now, config, notices) {
       notices.push({
         level: 'warn',
         fields: { event: EVENTS.LEAK_WARNING, slot: w.slot, pid: w.pid, ...explained },
-        msg: `slot ${w.slot}: ${leakText(found)}`,
       });
     }
     return null;
   }
-  if (found.kind === 'handles') {
+  if (found.kind === LEAK_KINDS.HANDLES) {
     return { reason: REASONS.LEAK, kind: found.kind, value: found.growthPerSec, limit: null, ...explained };
   }
   return {
@@ -177,21 +191,14 @@ function leakVerdict(w, mine, now, config, notices) {
 }
 
 function confirmedHeapLeak(w, mine, limits, minGrowth) {
-  const found = confirmedLeak(w.points ?? [], mine.confirm, minGrowth);
+  const found = confirmedLeak(mine.points, mine.confirm, minGrowth);
   if (!found) return null;
   const last = w.window.last();
   const projected = [
     projectTimeToLimit(found.heapAfterGc, found.growthBytesPerSec, limits?.heapUsed ?? null),
-    projectTimeToLimit(last?.treeRss ?? null, found.growthBytesPerSec, limits?.rss ?? null),
+    projectTimeToLimit(memoryOf(last), found.growthBytesPerSec, limits?.rss ?? null),
   ].filter((x) => x !== null);
   return { ...found, projectedLimitInSec: projected.length ? Math.min(...projected) : null };
-}
-
-function leakText(found) {
-  if (found.kind === 'handles') return `handles leak: ${describeHandles(found.types)}`;
-  const site = found.sites?.[0];
-  const where = site ? `, mostly from ${site.fn} (${site.file}:${site.line})` : '';
-  return `${found.kind} grows ${(found.growthBytesPerSec * 60 / 1048576).toFixed(1)} MiB/min${where}`;
 }
 
 /**
@@ -202,12 +209,12 @@ function leakText(found) {
 export function explainLeak(found) {
   const out = {
     kind: found.kind,
-    growthBytesPerSec: found.kind === 'handles' ? null : Math.round(found.growthBytesPerSec),
+    growthBytesPerSec: found.kind === LEAK_KINDS.HANDLES ? null : Math.round(found.growthBytesPerSec),
     projectedLimitInSec: found.projectedLimitInSec === null || found.projectedLimitInSec === undefined ? null : Math.round(found.projectedLimitInSec),
     confidence: round2(found.confidence ?? found.r2 ?? 0),
     r2: round2(found.r2 ?? 0),
   };
-  if (found.kind === 'handles') Object.assign(out, { growthPerSec: found.growthPerSec, types: found.types, summary: describeHandles(found.types) });
+  if (found.kind === LEAK_KINDS.HANDLES) Object.assign(out, { growthPerSec: found.growthPerSec, types: found.types, summary: describeHandles(found.types) });
   if (found.sites) out.sites = found.sites;
   else if (found.sitesUnavailable) out.sitesUnavailable = found.sitesUnavailable;
   if (found.confirm) out.confirm = found.confirm;
@@ -230,7 +237,7 @@ function adviceNotices(w, now, ctx, advised, notices) {
 
 // Once per run, as soon as a worker has told its V8 heap limit: do the workers fit in the container?
 function fitNotice(workers, ctx, advised, notices) {
-  if (advised.includes('overcommit') || !ctx.cgroupLimit) return;
+  if (advised.includes(ADVICE.OVERCOMMIT) || !ctx.cgroupLimit) return;
   let heapLimit = null;
   let nativeBaseline = null;
   for (const w of workers) {
@@ -239,7 +246,7 @@ function fitNotice(workers, ctx, advised, notices) {
     if (last?.native != null) nativeBaseline = Math.min(nativeBaseline ?? Infinity, last.native);
   }
   if (heapLimit === null) return;
-  advised.push('overcommit');
+  advised.push(ADVICE.OVERCOMMIT);
   const { limits, workers: count } = ctx.config;
   const found = overcommit({ workers: count, cgroupLimit: ctx.cgroupLimit, rssLimit: limits.rss, heapLimit, nativeBaseline, totalRss: limits.totalRss });
   if (found) notices.push({ level: 'warn', fields: { event: EVENTS.ADVICE, code: found.code, need: found.need, limit: found.limit }, msg: found.message });

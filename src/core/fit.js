@@ -1,6 +1,7 @@
 // Whether the workers fit in the container's memory, and what to lower when the kernel's OOM killer
 // says they did not. Pure: numbers in, advice out ({code, message}) or null; unknown inputs give none.
 import { formatBytes } from '../units.js';
+import { ADVICE } from '../constants.js';
 
 const MiB = 1024 * 1024;
 // What a worker may take of the container at most, so the primary and the kernel keep some room.
@@ -18,7 +19,7 @@ export function overcommit({ workers, cgroupLimit, rssLimit, heapLimit, nativeBa
   const fix = totalRss ? 'or fewer workers' : "fewer workers, or limits.totalRss: '90%'";
   if (rssLimit !== null && rssLimit !== undefined && workers * rssLimit > cgroupLimit) {
     return {
-      code: 'overcommit', need: workers * rssLimit, limit: cgroupLimit,
+      code: ADVICE.OVERCOMMIT, need: workers * rssLimit, limit: cgroupLimit,
       message: `${workers} workers × limits.rss ${formatBytes(rssLimit)} > container limit ${formatBytes(cgroupLimit)}: set limits.rss ≤ ${formatBytes(share)}, ${fix}`,
     };
   }
@@ -27,7 +28,7 @@ export function overcommit({ workers, cgroupLimit, rssLimit, heapLimit, nativeBa
     if (need > cgroupLimit) {
       const oldSpaceMb = Math.max(16, Math.floor((share - (nativeBaseline ?? 0)) / MiB));
       return {
-        code: 'overcommit', need, limit: cgroupLimit,
+        code: ADVICE.OVERCOMMIT, need, limit: cgroupLimit,
         message: `${workers} workers × (V8 heap limit ${formatBytes(heapLimit)}${nativeBaseline ? ` + ${formatBytes(nativeBaseline)} native` : ''}) > container limit ${formatBytes(cgroupLimit)}: nodeArgs ['--max-old-space-size=${oldSpaceMb}'], ${fix}`,
       };
     }
@@ -43,14 +44,14 @@ export function overcommit({ workers, cgroupLimit, rssLimit, heapLimit, nativeBa
 export function oomAdvice({ slot, lastRss, rssLimit, cgroupLimit, workers }) {
   const at = lastRss ? ` at ${formatBytes(lastRss)}` : '';
   if (!cgroupLimit) {
-    return { code: 'oom-kill', message: `slot ${slot} was killed by the kernel's OOM killer${at}: set limits.rss below what the machine can give each worker` };
+    return { code: ADVICE.OOM_KILL, message: `slot ${slot} was killed by the kernel's OOM killer${at}: set limits.rss below what the machine can give each worker` };
   }
   const share = Math.floor((cgroupLimit * HEADROOM) / workers);
   const within = `container limit ${formatBytes(cgroupLimit)}, ${workers} workers`;
   if (rssLimit === null || rssLimit === undefined || rssLimit > share) {
-    return { code: 'oom-kill', message: `slot ${slot} was killed by the kernel's OOM killer${at} (${within}): set limits.rss ≤ ${formatBytes(share)} so nodesup recycles it first` };
+    return { code: ADVICE.OOM_KILL, message: `slot ${slot} was killed by the kernel's OOM killer${at} (${within}): set limits.rss ≤ ${formatBytes(share)} so nodesup recycles it first` };
   }
-  return { code: 'oom-kill', message: `slot ${slot} was killed by the kernel's OOM killer${at} (${within}): the workers together overflow it; set limits.totalRss: '90%' or run fewer workers` };
+  return { code: ADVICE.OOM_KILL, message: `slot ${slot} was killed by the kernel's OOM killer${at} (${within}): the workers together overflow it; set limits.totalRss: '90%' or run fewer workers` };
 }
 
 /**

@@ -3,6 +3,7 @@
 // Pure: a worker's samples in (per-type counts from process.getActiveResourcesInfo(), and fds),
 // a verdict out.
 import { linearTrend } from './trend.js';
+import { LEAK_KINDS } from '../constants.js';
 
 export const HANDLE_THRESHOLDS = Object.freeze({
   windowMs: 30_000, // the rise must hold this long: a burst of connections comes and goes sooner
@@ -50,7 +51,7 @@ export function detectHandleLeak(window, { now, startedAt = null }) {
   if (!types.length) return null;
   types.sort((a, b) => b.perSec - a.perSec);
   return {
-    kind: 'handles',
+    kind: LEAK_KINDS.HANDLES,
     growthPerSec: Math.round(named(types).reduce((a, t) => a + t.perSec, 0) * 10) / 10,
     types,
     r2: Math.round(r2 * 100) / 100,

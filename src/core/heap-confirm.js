@@ -5,6 +5,7 @@
 // cache filling to its cap (rises ever slower). Pure: points in, decisions out.
 import { growth, linearTrend } from './trend.js';
 import { retainedSites } from './heap-sites.js';
+import { LEAK_KINDS } from '../constants.js';
 
 /**
  * @typedef {object} ConfirmPoint  the heap after one full GC (protocol KIND.CONFIRM reply)
@@ -114,7 +115,7 @@ export function confirmedLeak(allPoints, st, minGrowth) {
   const lastWithSites = points.findLast((p) => p.sites);
   const forced = points.filter((p) => p.forced);
   return {
-    kind: 'heap',
+    kind: LEAK_KINDS.HEAP,
     field: 'heapAfterGc',
     growthBytesPerSec: fit.slope,
     r2: fit.r2,

@@ -4,6 +4,7 @@
 // line: low r2, one huge jump), a single step (one jump carries the whole rise: see detectStep),
 // a warm-up (growth that slows down), and heap that grows into pages the process holds (RSS flat).
 
+import { LEAK_KINDS } from '../constants.js';
 import { growth, levelShift, projectTimeToLimit, windowBaseline, firstIndexSince } from './trend.js';
 
 /** @typedef {import('./sample-window.js').SampleWindow} SampleWindow */
@@ -29,8 +30,8 @@ export const LEAK_THRESHOLDS = Object.freeze({
 });
 
 // The parts of a process tree's memory, in the order they are preferred on a tie.
-const PARTS = [['heap', 'heapUsed'], ['external', 'external'], ['children', 'childrenRss'], ['native', 'native']];
-const PARTS_FLOOR = [['heap', 'heapFloor'], ...PARTS.slice(1)];
+const PARTS = [[LEAK_KINDS.HEAP, 'heapUsed'], [LEAK_KINDS.EXTERNAL, 'external'], [LEAK_KINDS.CHILDREN, 'childrenRss'], [LEAK_KINDS.NATIVE, 'native']];
+const PARTS_FLOOR = [[LEAK_KINDS.HEAP, 'heapFloor'], ...PARTS.slice(1)];
 
 /**
  * The heap field a series is judged on: the agent's post-GC floor where it reports one (bucket
@@ -120,11 +121,11 @@ export function detectLeak(window, { leak, limits, now, pollInterval = 1000, sta
   let named;
   let basis;
   if (leakShaped(total, leak.minGrowth)) {
-    named = explains(shaped) ? shaped : explains(largest) ? largest : { kind: 'rss', field: tf, g: total };
+    named = explains(shaped) ? shaped : explains(largest) ? largest : { kind: LEAK_KINDS.RSS, field: tf, g: total };
     basis = named === shaped ? shaped.g : total;
     // RSS rising with heapTotal while no part (heapUsed included) explains it is V8 keeping freed
     // pages (seed 001): a full GC or the rss limit deals with it, detectStep and advice report it.
-    if (named.kind === 'rss' && explains({ g: growth(window, 'heapTotal', opts) ?? { perSec: -Infinity } })) return null;
+    if (named.kind === LEAK_KINDS.RSS && explains({ g: growth(window, 'heapTotal', opts) ?? { perSec: -Infinity } })) return null;
   } else if (shaped && explains(shaped)) {
     // A leak-shaped part must also account for the tree's growth: a part's noise is not a leak.
     named = shaped; basis = shaped.g;
@@ -132,10 +133,10 @@ export function detectLeak(window, { leak, limits, now, pollInterval = 1000, sta
     return null;
   }
   const { kind, field, g: signal } = named;
-  if ((kind === 'native' || kind === 'rss') && startedAt !== null && now - startedAt < T.settleMs) return null;
+  if ((kind === LEAK_KINDS.NATIVE || kind === LEAK_KINDS.RSS) && startedAt !== null && now - startedAt < T.settleMs) return null;
 
   // The nearest limit this growth runs into: the tree's rss limit, or the part's own.
-  const partLimit = kind === 'heap' ? limits?.heapUsed : kind === 'native' ? limits?.native : null;
+  const partLimit = kind === LEAK_KINDS.HEAP ? limits?.heapUsed : kind === LEAK_KINDS.NATIVE ? limits?.native : null;
   const projected = minOrNull(
     projectTimeToLimit(lastValue(samples, tf), total.perSec, limits?.rss ?? null),
     projectTimeToLimit(lastValue(samples, field), signal.perSec, partLimit ?? null),

@@ -8,8 +8,8 @@ export function controlHandlers(sup) {
     reload: () => sup.reload(),
     recycle: ({ slot }) => sup.recycleSlot(slot),
     inspect: ({ slot, heapSnapshot }) => inspectWorker({
-      slots: sup.slots, pool: sup.pool, config: sup.config, cgroupLimit: sup.cgroup.memoryLimit, now: sup.now,
-      leakOf: (h) => sup.leakOf(h), pointsOf: (h) => sup.prober.pointsOf(h),
+      slots: sup.pool.slots, pool: sup.pool, config: sup.config, cgroupLimit: sup.cgroup.memoryLimit, now: sup.now,
+      leakOf: (h) => sup.leakOf(h), pointsOf: (h) => sup.pointsOf(h),
     }, slot, { heapSnapshot }),
     stop: () => {
       if (!sup.stopping) sup.stop('control');

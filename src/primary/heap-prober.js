@@ -1,39 +1,34 @@
 // The one owner of confirmation GCs: the decision asks for a point of a worker's heap after a full
-// GC (and its retained sites); this asks the agent, once at a time per worker, and keeps the points.
+// GC (and its retained sites); this asks the agent, once at a time per worker, and hands the point
+// to the policy as an outcome (core/outcomes.js). It keeps nothing of a worker but that one is asked.
 import { KIND } from '../protocol.js';
 import { CONFIRM } from '../core/heap-confirm.js';
+import { OUTCOME } from '../core/outcomes.js';
 
 const TIMEOUT_MS = 10_000; // a full GC of a large heap plus a profile; a worker that takes longer is not blocked on
-const KEEP = 16; // points kept per worker: the verdict reads eight, the rest are history for inspect
 
 export class HeapProber {
-  /** @param {{pool: import('./pool.js').Pool}} o */
-  constructor({ pool }) {
+  /** @param {{pool: import('./pool.js').Pool, inbox: {push:(o:object) => void}}} o */
+  constructor({ pool, inbox }) {
     this.pool = pool;
-    /** @type {WeakMap<object, import('../core/heap-confirm.js').ConfirmPoint[]>} */
-    this.points = new WeakMap();
-    this.inFlight = new WeakSet();
-  }
-
-  /** The points taken of h, oldest first. */
-  pointsOf(h) {
-    return this.points.get(h) ?? [];
+    this.inbox = inbox;
+    this.asking = new WeakSet();
   }
 
   /** Take a point of h (with its sites when `profile`), or end its suspicion (`point` false). */
   async probe(h, { point, profile }) {
-    if (this.inFlight.has(h)) return;
-    this.inFlight.add(h);
+    if (this.asking.has(h)) return;
+    this.asking.add(h);
     try {
       // A full GC the worker ran by itself within a spacing serves: no forced GC then.
       const r = await this.pool.request(h, KIND.CONFIRM, { point, profile, reuseMs: CONFIRM.spacingMs / 2 }, TIMEOUT_MS);
       if (!point || !r || typeof r.heapAfter !== 'number') return;
-      const list = this.points.get(h) ?? [];
-      list.push({ at: r.at, heapAfter: r.heapAfter, forced: r.forced, pauseMs: r.pauseMs ?? null, sites: r.sites ?? null, profiler: r.profiler ?? null });
-      if (list.length > KEEP) list.shift();
-      this.points.set(h, list);
+      this.inbox.push({
+        type: OUTCOME.POINT, id: h.id,
+        point: { at: r.at, heapAfter: r.heapAfter, forced: r.forced, pauseMs: r.pauseMs ?? null, sites: r.sites ?? null, profiler: r.profiler ?? null },
+      });
     } finally {
-      this.inFlight.delete(h);
+      this.asking.delete(h);
     }
   }
 }

@@ -1,6 +1,7 @@
 // Collect, the first step of a tick: every worker's agent is asked at once, and one Sample per
 // worker comes out into its window. Nothing is decided or logged here. What the probe remembers
-// between polls (poll count, shared-memory base) is its own.
+// between polls of a worker (poll count, shared-memory base) is on the worker's record, written
+// by the pool.
 // The agent's reply carries what the worker can read of itself (RSS, fds, its children, and on a
 // full read its smaps_rollup and every thread's children), so /proc is read here only for what it
 // cannot: a worker's children, and every figure of a worker whose agent did not answer. The
@@ -20,11 +21,14 @@ import { rememberTree } from './kill-tree.js';
  * @param {{timeoutMs:number, now:() => number}} o
  */
 export async function pollOnce(pool, handles, { timeoutMs, now }) {
-  const full = handles.map(fullReadDue);
+  const full = handles.map((h) => {
+    pool.notePoll(h);
+    return isFullRead(h.probe);
+  });
   const stats = await Promise.all(handles.map((h, i) => pool.request(h, KIND.STATS, full[i] ? { full: true } : {}, timeoutMs)));
   const t = now();
   return handles.map((h, i) => {
-    const proc = readTree(h, full[i], stats[i]);
+    const proc = readTree(pool, h, full[i], stats[i]);
     return record(pool, h, buildSample(t, h.pid, proc, stats[i]), proc);
   });
 }
@@ -33,20 +37,29 @@ export async function pollOnce(pool, handles, { timeoutMs, now }) {
  * One sample of h now, from /proc and agent stats already in hand (a GC's reply): for the steps
  * that must see a worker between ticks, so they need not sample for themselves.
  */
-export function sampleOne(pool, h, stats, { detail, now }) {
-  const proc = readTree(h, detail, stats);
+export function sampleOne(pool, h, stats, { full, now }) {
+  const proc = readTree(pool, h, full, stats);
   return record(pool, h, buildSample(now(), h.pid, proc, stats), proc);
+}
+
+/** The sampler the recycler reads a worker through between ticks. */
+export function sampler(pool, now) {
+  return {
+    /** One sample of h now, kept in its window, with agent stats already in hand. */
+    sample: (h, stats, { full }) => sampleOne(pool, h, stats, { full, now }),
+    /** h's tree RSS now, kept nowhere. */
+    treeRss: (h) => treeRssNow(h),
+  };
 }
 
 /** h's process tree RSS now, from statm (no sample kept): for watching a crossing closely. */
 export function treeRssNow(h) {
-  const proc = readTree(h, false);
+  const proc = readTree(null, h, false);
   return proc.own ? proc.own.rss + proc.childrenRss : null;
 }
 
 function record(pool, h, sample, proc) {
-  if (proc.tree) pool.rememberTree(h, proc.tree, { replace: true });
-  h.window.push(sample);
+  pool.record(h, sample, proc.tree);
   return sample;
 }
 
@@ -55,19 +68,9 @@ function record(pool, h, sample, proc) {
 // own spawn on, so their full reads fall on different ticks.
 const DETAIL_EVERY = 10;
 
-/** @type {WeakMap<object, {polls:number, pssBase:object|null}>} what the probe keeps per worker */
-const probes = new WeakMap();
-const probeOf = (h) => {
-  let p = probes.get(h);
-  if (!p) probes.set(h, (p = { polls: 0, pssBase: null }));
-  return p;
-};
-
-/** Counts h's polls; true on the polls that get a full read. */
-export function fullReadDue(h) {
-  const p = probeOf(h);
-  p.polls++;
-  return p.polls % DETAIL_EVERY === 1 || !p.pssBase;
+/** True when a worker's poll (counted already) gets a full read: one in DETAIL_EVERY, and until a full read has given a base. */
+export function isFullRead({ polls, pssBase }) {
+  return polls % DETAIL_EVERY === 1 || !pssBase;
 }
 
 /**
@@ -75,12 +78,13 @@ export function fullReadDue(h) {
  * to remember for killing. `stats`, the agent's reply if it came, stands in for the reads it covers.
  * Between full reads PSS and anonymous memory are estimated as RSS minus what was shared (or
  * not anonymous) at the last full read: what a process grows is private, anonymous memory.
+ * @param {import('./pool.js').Pool|null} pool  writes what a full read learned (null: a look that keeps nothing)
  * @param {import('./pool.js').WorkerHandle} h
  * @param {boolean} [detail]
  * @param {{rss?:number, fds?:number|null, childPids?:number[], allThreads?:boolean,
  *   memory?:{rss:number, pss:number|null, anon:number|null}|null}|null} [stats]
  */
-export function readTree(h, detail = true, stats = null) {
+export function readTree(pool, h, detail = true, stats = null) {
   // The children come with the reply: the main thread's, and on a full read every thread's (a
   // worker_thread may spawn too). A tree known from before is walked again to see it go.
   const listed = Array.isArray(stats?.childPids) && (!detail || stats.allThreads === true);
@@ -102,14 +106,14 @@ export function readTree(h, detail = true, stats = null) {
     else childrenPss += m.pss;
   }
   const fds = own === null ? null : stats?.fds ?? countFds(h.pid);
-  const probe = probeOf(h);
+  const probe = h.probe;
   const view = {
     own, children: kids.length, childrenRss, childrenPss: pssKnown ? childrenPss : null, fds,
     tree: kids.length || h.tree.length > 1 ? rememberTree([h.pid, ...kids]) : null,
   };
   if (own && detail && own.pss !== null) {
-    probe.pssBase = { shared: own.rss - own.pss, nonAnon: own.rss - (own.anon ?? own.rss), childrenShared: view.childrenPss === null ? null : childrenRss - view.childrenPss };
-  } else if (own && !detail && probe.pssBase) {
+    pool?.notePoll(h, { pssBase: { shared: own.rss - own.pss, nonAnon: own.rss - (own.anon ?? own.rss), childrenShared: view.childrenPss === null ? null : childrenRss - view.childrenPss } });
+  } else if (own && !detail && probe?.pssBase) {
     const base = probe.pssBase;
     own.pss = Math.max(0, own.rss - base.shared);
     own.anon = Math.max(0, own.rss - base.nonAnon);

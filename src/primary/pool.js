@@ -1,59 +1,33 @@
 // Forks workers into stable slots and keeps its own registry of every live worker process:
 // cluster drops a worker from cluster.workers at disconnect while its process lives on, and a
 // drained worker must still be waited for and, if need be, killed.
+// The pool forks, wires and talks to the workers; what the primary knows of each one (its record)
+// and which worker serves each slot are kept, and written, by worker-records.js, which it extends.
 import cluster from 'node:cluster';
-import { EventEmitter } from 'node:events';
-import { STATES } from '../constants.js';
+import { SPAWN_CAUSES, STATES } from '../constants.js';
 import { KIND, message, isOurs } from '../protocol.js';
 import { SampleWindow } from '../core/sample-window.js';
-import { transition } from '../core/worker-state.js';
 import { startTime } from '../proc/memory.js';
+import { WorkerRecords } from './worker-records.js';
 import { routeWorkerOutput } from './app-output.js';
 
 const AGENT_URL = new URL('../worker/agent.js', import.meta.url).href;
 const STDERR_TAIL_BYTES = 4096;
 
-/**
- * One worker process. Plain data everyone reads and only the pool writes: its lifecycle moves
- * through transition(), its remembered tree through rememberTree(). The poller pushes samples
- * into `window`, which is a history, not the handle's state.
- * @typedef {object} WorkerHandle
- * @property {number} slot @property {number} pid @property {string} state
- * @property {import('node:cluster').Worker} worker
- * @property {number} startedAt @property {number|null} readyAt @property {number} lastReplyAt
- * @property {number|null} helloAt @property {object|null} facts  what the agent said of itself at hello
- * @property {SampleWindow} window @property {number} jitterDraw
- * @property {{reason:string, decidedAt:number}|null} retiring  set when it starts to drain
- * @property {number|null} drainStartedAt
- * @property {boolean} forced @property {boolean} notReady
- * @property {{pid:number,start:number|null}[]} tree  processes to kill with it
- * @property {number|null} procStart  the worker's start time, told to the orphan guard
- * @property {string} stderrTail
- * @property {Promise<{code:number|null, signal:string|null}>} exited
- */
+/** @typedef {import('./worker-records.js').WorkerHandle} WorkerHandle */
 
-// The facts a move may set, per target state: anything else is a bug caught at once.
-const FACTS = {
-  [STATES.READY]: ['readyAt'],
-  [STATES.DRAINING]: ['retiring', 'drainStartedAt'],
-  [STATES.KILLING]: ['retiring', 'forced', 'notReady'],
-  [STATES.EXITED]: [],
-};
-
-export class Pool extends EventEmitter {
+export class Pool extends WorkerRecords {
   /**
    * @param {{config: import('../types.js').Config, now?: () => number, output?: Parameters<typeof routeWorkerOutput>[0]|null}} o
    * `output`: where the workers' stdout and stderr go, line by line; null leaves them on the primary's own fds.
    */
   constructor({ config, now = Date.now, output = null }) {
-    super();
+    super({ now });
     this.config = config;
-    this.now = now;
     this.output = output;
-    /** @type {Set<WorkerHandle>} */
-    this.live = new Set();
     this.seq = 0;
     this.configure(config);
+    this.resize(config.workers);
   }
 
   /** Settings for the workers forked from now on (a config reload); running workers keep theirs. */
@@ -69,21 +43,25 @@ export class Pool extends EventEmitter {
     this.windowMs = sampleHistoryMs(config);
   }
 
-  /** Fork a worker into `slot`; it is 'spawning' until it listens or calls ready(). */
-  spawn(slot) {
+  /**
+   * Fork a worker into `slot`; it is 'spawning' until it listens or calls ready(). A first start
+   * or a restart serves the slot at once; a replacement only once promote()d. Emits 'spawn'.
+   */
+  spawn(slot, cause = SPAWN_CAUSES.INITIAL) {
     const worker = cluster.fork({ ...this.config.env, NODESUP_SLOT: String(slot), NODESUP_NAME: this.config.name });
     const now = this.now();
     /** @type {WorkerHandle} */
     const h = {
-      slot, worker, pid: worker.process.pid, state: STATES.SPAWNING,
+      id: this.nextId(), slot, worker, pid: worker.process.pid, state: STATES.SPAWNING,
       startedAt: now, readyAt: null, lastReplyAt: now, helloAt: null, facts: null,
       window: new SampleWindow({ maxAgeMs: this.windowMs, maxSamples: Math.ceil(this.windowMs / this.config.pollInterval) + 8 }),
       jitterDraw: Math.random(), retiring: null, drainStartedAt: null, forced: false, notReady: false,
-      tree: [], procStart: startTime(worker.process.pid), stderrTail: '',
+      tree: [], procStart: startTime(worker.process.pid), stderrTail: '', probe: { polls: 0, pssBase: null },
       pending: new Map(),
     };
-    this.live.add(h);
     this.#wire(h);
+    this.add(h, { serve: cause !== SPAWN_CAUSES.REPLACE });
+    this.emit('spawn', h, cause);
     return h;
   }
 
@@ -97,12 +75,11 @@ export class Pool extends EventEmitter {
     this.#startOutcome.set(h, new Promise((resolve) => this.#started.set(h, resolve)));
     h.exited = new Promise((resolve) => {
       worker.on('exit', (code, signal) => {
-        this.live.delete(h);
         for (const p of h.pending.values()) { clearTimeout(p.timer); p.resolve(null); }
         h.pending.clear();
-        this.transition(h, STATES.EXITED); // * -> EXITED
+        const wasCurrent = this.remove(h); // * -> EXITED
         this.#started.get(h)?.(false);
-        const info = { code, signal };
+        const info = { code, signal, wasCurrent };
         this.emit('exit', h, info);
         resolve(info);
       });
@@ -119,13 +96,11 @@ export class Pool extends EventEmitter {
         if (!p) return;
         h.pending.delete(msg.id);
         clearTimeout(p.timer);
-        h.lastReplyAt = this.now();
+        this.noteReply(h, this.now());
         p.resolve(msg.ok ? msg.result : null);
       } else if (msg.kind === KIND.HELLO) {
-        h.helloAt = this.now();
-        h.lastReplyAt = h.helloAt;
         const { cmd, v, kind, ...facts } = msg;
-        h.facts = facts;
+        this.noteHello(h, facts, this.now());
       } else if (msg.kind === KIND.READY) this.#ready(h);
     });
   }
@@ -133,38 +108,9 @@ export class Pool extends EventEmitter {
   #ready(h) {
     if (h.state !== STATES.SPAWNING) return;
     const readyAt = this.now();
-    this.transition(h, STATES.READY, { readyAt }); // SPAWNING -> READY
-    h.lastReplyAt = readyAt;
+    this.markReady(h, readyAt); // SPAWNING -> READY
     this.#started.get(h)?.(true);
     this.emit('ready', h);
-  }
-
-  /**
-   * The one place a worker's lifecycle changes: the move is checked against the transition table
-   * and may carry the facts that belong to it (when it drained, why it retires, that it was forced).
-   * A fact already set stays: the first reason given for a retirement is the one reported.
-   */
-  transition(h, to, facts = {}) {
-    if (h.state !== to) h.state = transition(h.state, to);
-    for (const [k, v] of Object.entries(facts)) {
-      if (!FACTS[to].includes(k)) throw new Error(`a move to ${to} cannot set ${k}`);
-      if (k === 'retiring' || k === 'drainStartedAt') h[k] ??= v;
-      else h[k] = v;
-    }
-  }
-
-  /**
-   * Processes to kill with h (pid and start time, so a recycled pid is never hit): the poll's
-   * fresh listing replaces the list (children that exited are forgotten); a drain adds to it.
-   */
-  rememberTree(h, entries, { replace = false } = {}) {
-    if (replace) {
-      h.tree = entries;
-      return;
-    }
-    const known = new Map(h.tree.map((p) => [p.pid, p]));
-    for (const p of entries) if (p.start !== null) known.set(p.pid, p);
-    h.tree = [...known.values()];
   }
 
   /** Resolves true once h is ready, false on timeout or exit first. */
@@ -206,10 +152,6 @@ export class Pool extends EventEmitter {
     }
   }
 
-  /** Live workers, in no particular order. */
-  handles() {
-    return [...this.live];
-  }
 }
 
 /** How long each worker's sample history reaches back: a leak window and a quarter, at least 10 min. */

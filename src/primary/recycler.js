@@ -4,8 +4,11 @@
 // SIGKILL to its whole tree after killTimeout.
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import { EVENTS, MEMORY_REASONS, RETIRE, SPAWN_CAUSES, STATES } from '../constants.js';
+import { EVENTS, RECYCLE_OUTCOMES as OUT, RETIRE, SPAWN_CAUSES, STATES } from '../constants.js';
 import { KIND } from '../protocol.js';
+import { OUTCOME } from '../core/outcomes.js';
+import { stillOver } from '../core/gc-recheck.js';
+import { memoryOf } from '../core/memory-of.js';
 import { treeOf, rememberTree, wholeTreeNow, signalAll, stillAlive } from './kill-tree.js';
 
 /** SIGTERM → SIGKILL grace after killTimeout. */
@@ -14,24 +17,33 @@ const GC_TIMEOUT_MS = 10_000; // a full GC of a multi-GB heap takes seconds
 const GC_SETTLE_STEPS = 10;
 const GC_SETTLE_STEP_MS = 100;
 const CROSSING_PROBE_MS = 50;
+// Recent drain times (drain → exit) kept: a predicted crossing is met that much early.
+const DRAINS = 5;
+
+/**
+ * @typedef {object} Sampler  how the recycler reads a worker between ticks (poller.js's sampler())
+ * @property {(h:object, stats:object|null, o:{full:boolean}) => object} sample  one sample now, kept in h's window
+ * @property {(h:object) => number|null} treeRss  h's tree RSS now, kept nowhere
+ */
 
 export class Recycler extends EventEmitter {
   /**
    * @param {object} o
-   * @param {import('./pool.js').Pool} o.pool
-   * @param {import('../types.js').Config} o.config
-   * @param {{current:any, cooldownUntil:number}[]} o.slots
-   * @param {(level:string, fields:object, msg?:string) => void} o.report the supervisor's one event stream
-   * @param {(slot:number, cause:string) => any} o.spawn
-   * @param {(h:any, stats:object|null, o:{detail:boolean}) => object} o.sample  one sample of h now (the poller's)
-   * @param {(h:any, verdict:object, sample:object) => boolean} o.stillOver  re-check after a GC
-   * @param {(h:any) => number|null} o.treeRss  h's process tree RSS now, from /proc (the poller's)
-   * @param {() => boolean} o.isStopping
-   * @param {() => number} o.now
+   * @param {import('./pool.js').Pool} o.pool  forks, promotes and drains; the one writer of the workers' records
+   * @param {Sampler} o.sampler
+   * @param {{push:(outcome:object) => void}} o.inbox  what the policy must learn of a recycle (core/outcomes.js)
+   * @param {(level:string, fields:object, msg?:string) => void} o.report  the supervisor's one event stream
+   * @param {() => number} [o.now]
    */
-  constructor(o) {
+  constructor({ pool, sampler, inbox, report, now = Date.now }) {
     super();
-    Object.assign(this, o);
+    this.pool = pool;
+    this.sampler = sampler;
+    this.inbox = inbox;
+    this.report = report;
+    this.now = now;
+    this.stopping = false;
+    /** Slots with a recycle in progress. */
     this.busy = new Set();
     /**
      * Busy slots whose early replacement is ready and waits for the old worker's crossing. They do
@@ -40,13 +52,19 @@ export class Recycler extends EventEmitter {
      */
     this.waiting = new Set();
     this.reaping = new Set();
-    /** @type {WeakMap<object, number>} when each worker last had a GC before a recycle */
-    this.lastGcAt = new WeakMap();
-    this.gcMinIntervalMs = Math.max(60_000, 30 * o.config.pollInterval);
-    /** @type {WeakMap<object, number>} when a predicted crossing of each worker last did not come */
-    this.missedAt = new WeakMap();
-    /** Recent drain times (drain → exit), ms: a predicted crossing is met that much early. */
     this.drains = [];
+  }
+
+  /** The settings recycles use from now on (a config reload calls it again). */
+  configure({ config, totalLimit = null }) {
+    this.config = config;
+    this.totalLimit = totalLimit;
+    return this;
+  }
+
+  /** A stop began: no replacement is forked from now on. */
+  stop() {
+    this.stopping = true;
   }
 
   /** Room for one more recycle now (maxConcurrent), and the slot not already recycling. */
@@ -64,63 +82,64 @@ export class Recycler extends EventEmitter {
   }
 
   /**
-   * Replace the worker in `slot` for verdict v. Resolves with what happened:
-   * 'recycled' | 'gc' (a full GC brought it under) | 'failed' (replacement not ready) | 'skipped' |
-   * 'spare' (a predicted crossing did not come: the early replacement was retired, the old one stays).
+   * Replace the worker in `slot` for verdict v. Resolves with what happened: a RECYCLE_OUTCOMES value.
    */
   async recycle(slot, v) {
-    const s = this.slots[slot];
-    const old = s.current;
-    if (!old || old.state !== STATES.READY || this.busy.has(slot)) return 'skipped';
+    const old = this.pool.currentOf(slot);
+    if (!old || old.state !== STATES.READY || this.busy.has(slot)) return OUT.SKIPPED;
     this.busy.add(slot);
     const decidedAt = this.now();
     try {
-      // A predicted crossing is met by a ready replacement, not a GC that would only delay it.
-      if (!v.predictive && this.config.gcBeforeRecycle && MEMORY_REASONS.has(v.reason) && decidedAt - (this.lastGcAt.get(old) ?? -Infinity) >= this.gcMinIntervalMs) {
-        this.lastGcAt.set(old, decidedAt);
-        if (await this.#gcHelped(old, v)) return 'gc';
+      // The verdict says whether a full GC comes first (core/decide.js); the policy learns it ran.
+      if (v.gcFirst) {
+        this.inbox.push({ type: OUTCOME.GC, id: old.id, at: decidedAt });
+        if (await this.#gcHelped(old, v)) return OUT.GC;
       }
       // The GC took time: a stop may have begun, and a replacement forked now would outlive it.
-      if (this.isStopping() || old.state !== STATES.READY) return 'skipped';
+      if (this.stopping || old.state !== STATES.READY) return OUT.SKIPPED;
       if (!v.predictive) this.#announce(slot, old, v, decidedAt);
-      const next = this.spawn(slot, SPAWN_CAUSES.REPLACE);
+      const next = this.pool.spawn(slot, SPAWN_CAUSES.REPLACE);
       if (!(await this.pool.whenReady(next, this.config.recycle.readyTimeout))) {
         // A stop during the replacement's startup is not a failure of the app.
-        const cancelled = this.isStopping();
-        this.report(cancelled ? 'info' : 'error', { event: EVENTS.RECYCLE_FAILED, slot, pid: old.pid, reason: v.reason, replacementPid: next.pid, readyTimeoutMs: this.config.recycle.readyTimeout, cancelled },
-          cancelled ? `slot ${slot}: recycle cancelled by the stop` : `slot ${slot}: replacement not ready within readyTimeout; the old worker keeps serving`);
-        s.cooldownUntil = this.now() + this.config.recycle.readyTimeout;
+        const cancelled = this.stopping;
+        this.report(cancelled ? 'info' : 'error', { event: EVENTS.RECYCLE_FAILED, slot, pid: old.pid, reason: v.reason, replacementPid: next.pid, readyTimeoutMs: this.config.recycle.readyTimeout, cancelled });
+        this.inbox.push({ type: OUTCOME.FAILED, slot, until: this.now() + this.config.recycle.readyTimeout });
         await this.retire(next, { reason: RETIRE.SPARE, decidedAt });
-        return 'failed';
+        return OUT.FAILED;
       }
       if (v.predictive) {
-        // The replacement serves beside the old worker until the old one crosses its limit; a
-        // crossing that does not come within twice its forecast costs the spare, never a request.
-        const readyAt = this.now();
-        const deadline = Math.max(decidedAt + 2 * v.crossingInMs, readyAt) + 2 * this.config.pollInterval;
-        // The old worker goes on growing while it drains: drain it that much before the limit.
-        const perMs = v.crossingInMs > 0 ? Math.max(0, v.limit - v.value) / v.crossingInMs : 0;
-        const drainMs = this.drains.length ? Math.max(...this.drains) : 0;
-        const at = Math.max(v.limit * 0.9, v.limit - perMs * drainMs);
-        this.waiting.add(slot);
-        this.emit('freed');
-        const crossedAt = await this.#crossing(old, at, deadline).finally(() => this.waiting.delete(slot));
+        const crossedAt = await this.#awaitCrossing(slot, old, v, decidedAt);
         if (crossedAt === null) {
-          this.missedAt.set(old, this.now());
-          this.report('info', { event: EVENTS.RECYCLE_SKIPPED, slot, pid: old.pid, reason: v.reason, predictive: true, sparePid: next.pid, limit: v.limit },
-            `slot ${slot}: the predicted ${v.reason} crossing did not come; the early replacement is retired`);
+          this.inbox.push({ type: OUTCOME.SPARE, id: old.id, at: this.now() });
+          this.report('info', { event: EVENTS.RECYCLE_SKIPPED, slot, pid: old.pid, reason: v.reason, predictive: true, sparePid: next.pid, limit: v.limit });
           await this.retire(next, { reason: RETIRE.SPARE, decidedAt });
-          return 'spare';
+          return OUT.SPARE;
         }
-        this.#announce(slot, old, { ...v, value: this.treeRss(old) ?? v.value, leadMs: crossedAt - readyAt }, decidedAt);
+        this.#announce(slot, old, { ...v, value: this.sampler.treeRss(old) ?? v.value, leadMs: crossedAt.leadMs }, decidedAt);
       }
-      if (s.current === old) s.current = next;
+      if (this.pool.currentOf(slot) === old) this.pool.promote(next);
       await this.retire(old, { reason: v.reason, decidedAt });
-      return 'recycled';
+      return OUT.RECYCLED;
     } finally {
       this.busy.delete(slot);
       this.emit('freed');
     }
+  }
+
+  // The replacement serves beside the old worker until the old one crosses its limit; a crossing
+  // that does not come within twice its forecast costs the spare, never a request. Resolves with
+  // how long the spare waited, or null when the crossing did not come.
+  async #awaitCrossing(slot, old, v, decidedAt) {
+    const readyAt = this.now();
+    const deadline = Math.max(decidedAt + 2 * v.crossingInMs, readyAt) + 2 * this.config.pollInterval;
+    // The old worker goes on growing while it drains: drain it that much before the limit.
+    const perMs = v.crossingInMs > 0 ? Math.max(0, v.limit - v.value) / v.crossingInMs : 0;
+    const drainMs = this.drains.length ? Math.max(...this.drains) : 0;
+    const at = Math.max(v.limit * 0.9, v.limit - perMs * drainMs);
+    this.waiting.add(slot);
+    this.emit('freed');
+    const crossedAt = await this.#crossing(old, at, deadline).finally(() => this.waiting.delete(slot));
+    return crossedAt === null ? null : { leadMs: crossedAt - readyAt };
   }
 
   #announce(slot, old, v, decidedAt) {
@@ -135,8 +154,8 @@ export class Recycler extends EventEmitter {
   // Read from /proc every CROSSING_PROBE_MS: a 20 MB/s leak moves 1 MB between reads.
   async #crossing(h, limit, deadline) {
     for (;;) {
-      if (h.state !== STATES.READY || this.isStopping()) return this.now();
-      const rss = this.treeRss(h);
+      if (h.state !== STATES.READY || this.stopping) return this.now();
+      const rss = this.sampler.treeRss(h);
       if (rss !== null && rss >= limit) return this.now();
       if (this.now() >= deadline) return null;
       await delay(CROSSING_PROBE_MS);
@@ -148,23 +167,28 @@ export class Recycler extends EventEmitter {
     const before = h.window.last();
     const r = await this.pool.request(h, KIND.GC, {}, GC_TIMEOUT_MS);
     if (!r) return false;
-    let sample = this.sample(h, r.after, { detail: true });
-    let over = this.stillOver(h, v, sample);
+    let sample = this.sampler.sample(h, r.after, { full: true });
+    let over = this.#stillOver(h, v);
     // V8 hands freed pages back to the OS on a background thread: RSS falls for a while after the
     // GC has answered. Watch it settle (≤ 1 s) before calling the GC useless.
     for (let i = 0; over && i < GC_SETTLE_STEPS; i++) {
       await delay(GC_SETTLE_STEP_MS);
       const prev = sample;
-      sample = this.sample(h, r.after, { detail: false });
+      sample = this.sampler.sample(h, r.after, { full: false });
       if ((sample.treeRss ?? Infinity) >= (prev.treeRss ?? -Infinity)) break; // stopped falling
-      over = this.stillOver(h, v, sample);
+      over = this.#stillOver(h, v);
     }
     this.report('info', {
       event: EVENTS.WORKER_GC, slot: h.slot, pid: h.pid, reason: v.reason,
-      rssBefore: before?.treeRss ?? before?.rss ?? null, rssAfter: sample.treeRss,
+      rssBefore: memoryOf(before), rssAfter: sample.treeRss,
       heapBefore: r.before.heapUsed, heapAfter: sample.heapUsed, stillOver: over, ...(r.pauseMs != null ? { pauseMs: round1(r.pauseMs) } : {}),
-    }, `slot ${h.slot}: full GC ${over ? 'did not bring it under' : 'brought it under'} the ${v.reason} limit`);
+    });
     return !over;
+  }
+
+  #stillOver(h, v) {
+    const fleet = this.pool.serving().map((w) => ({ slot: w.slot, sample: w.window.last() }));
+    return stillOver(v, { window: h.window, fleet, limits: this.config.limits, totalLimit: this.totalLimit, now: this.now() });
   }
 
   /** Drain h and wait for its exit; SIGTERM then SIGKILL its tree if it outlives killTimeout. */
@@ -184,7 +208,7 @@ export class Recycler extends EventEmitter {
     clearTimeout(timer);
     if (!h.forced && h.drainStartedAt !== null) {
       this.drains.push(this.now() - h.drainStartedAt);
-      if (this.drains.length > 5) this.drains.shift();
+      if (this.drains.length > DRAINS) this.drains.shift();
     }
     return info;
   }
@@ -218,7 +242,7 @@ export class Recycler extends EventEmitter {
 export function breakdown(s) {
   if (!s) return null;
   return {
-    rss: s.treeRss ?? s.rss, heapUsed: s.heapUsed, heapTotal: s.heapTotal, external: s.external,
+    rss: memoryOf(s), heapUsed: s.heapUsed, heapTotal: s.heapTotal, external: s.external,
     arrayBuffers: s.arrayBuffers, native: s.native, children: s.childrenRss,
     ...(s.threads ? { threads: s.threads, threadsHeapUsed: s.threadsHeapUsed } : {}),
   };

@@ -14,7 +14,7 @@ export function handleSignals(sup, { hangupStops = false } = {}) {
     if (!sup.stopping) stop(signal);
   };
   const hup = () => {
-    sup.reloadConfig().catch((err) => sup.emit('error', { err }, 'reload failed'));
+    sup.reloadConfig().catch((err) => sup.log('error', { err }, 'reload failed'));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

@@ -22,7 +22,7 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
   const logFd = config.tui ? fs.openSync(path.join(dir, `${config.name}.log`), 'a', 0o600) : null;
   // One bounded, non-blocking writer per destination, shared by our log and the workers' lines.
   let sup = null;
-  const dropped = (stream) => (lines, bytes) => sup?.emit('warn', { event: EVENTS.OUTPUT_DROPPED, stream, lines, bytes },
+  const dropped = (stream) => (lines, bytes) => sup?.log('warn', { event: EVENTS.OUTPUT_DROPPED, stream, lines, bytes },
     `${lines} lines of app output were dropped while ${stream} was not read`);
   const out = openSink(logFd ?? process.stdout, { onRecovered: dropped('stdout') });
   const err = logFd === null ? openSink(process.stderr, { onRecovered: dropped('stderr') }) : out;
@@ -74,7 +74,7 @@ async function runTui(sup) {
       actions: { recycle: (slot) => handlers.recycle({ slot }), reload: () => handlers.reload(), inspect: (slot) => handlers.inspect({ slot }) },
     });
   } catch (err) {
-    sup.emit('error', { err }, 'status screen failed');
+    sup.log('error', { err }, 'status screen failed');
   } finally {
     if (!sup.stopping) sup.stop('tui');
   }

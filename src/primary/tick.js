@@ -3,7 +3,8 @@
 //   decide   the pure core judges the serving workers: verdicts and notices, and its own next state
 //   act      the recycler starts the recycles there is room for
 //   report   the notices go out on the event stream, where the log and metrics listen
-// The tick owns nothing: the policy state goes in and comes back out.
+// The tick owns nothing: the policy state goes in (with what the act step learned since the last
+// tick folded in) and comes back out.
 // Past POLL_GROUP workers a tick polls one group of slots, and the groups take turns across the
 // poll interval: every worker is still sampled once an interval, but a tick waits on at most
 // POLL_GROUP replies. An idle process costs this host's CPU about 2 ms to wake; 128 woken at once
@@ -12,18 +13,18 @@
 import { STATES } from '../constants.js';
 import { decide } from '../core/decide.js';
 import { planRecycles } from '../core/recycle-plan.js';
+import { absorb } from '../core/outcomes.js';
 import { pollOnce } from './poller.js';
 
 /**
  * @param {object} o
- * @param {import('./pool.js').Pool} o.pool
- * @param {{slot:number, current:any, cooldownUntil:number}[]} o.slots
+ * @param {import('./pool.js').Pool} o.pool  the workers' records and who serves each slot
  * @param {import('./recycler.js').Recycler} o.recycler
  * @param {import('./heap-prober.js').HeapProber} [o.prober]  takes the confirmation points the decision asks for
+ * @param {import('./inbox.js').Inbox} o.inbox  outcomes of the act step since the last tick
  * @param {import('../types.js').Config} o.config
  * @param {import('../core/decide.js').PolicyState} o.policy
  * @param {number|null} o.totalLimit  @param {number|null} o.cgroupLimit
- * @param {number|null} [o.startupMs]  the app's recent startup time, for predictive replacement
  * @param {() => number} o.now
  * @param {(level:string, fields:object, msg?:string) => void} o.report
  * @param {() => boolean} o.isStopping
@@ -40,17 +41,19 @@ export async function runTick(o) {
   if (o.isStopping()) return { policy: o.policy, pollMs };
 
   const t = now();
-  const { state, verdicts, notices, probes } = decide(o.policy, servingWorkers(o.slots, t, o.recycler, o.prober), t, {
-    config, totalLimit: o.totalLimit, cgroupLimit: o.cgroupLimit, startupMs: o.startupMs ?? null,
-    only: group.of > 1 ? new Set(handles.map((h) => h.pid)) : null,
+  const { state, verdicts, notices, probes } = decide(absorb(o.policy, o.inbox.take()), servingWorkers(pool), t, {
+    config, totalLimit: o.totalLimit, cgroupLimit: o.cgroupLimit,
+    // The slowest of the last few: a forecast that allows too little time overshoots the limit.
+    startupMs: pool.startupMs(),
+    only: group.of > 1 ? new Set(handles.map((h) => h.id)) : null,
   });
 
   for (const v of planRecycles(verdicts, o.recycler.busy, config.recycle.maxConcurrent, o.recycler.waiting)) {
     o.recycler.recycle(v.slot, v).catch((err) => o.report('error', { err, slot: v.slot }, 'recycle failed'));
   }
   for (const p of probes ?? []) {
-    const h = o.slots[p.slot]?.current;
-    if (h?.pid === p.pid) o.prober?.probe(h, p).catch((err) => o.report('error', { err, slot: p.slot }, 'heap probe failed'));
+    const h = pool.currentOf(p.slot);
+    if (h?.id === p.id) o.prober?.probe(h, p).catch((err) => o.report('error', { err, slot: p.slot }, 'heap probe failed'));
   }
   for (const n of notices) o.report(n.level, n.fields, n.msg);
   return { policy: state, pollMs };
@@ -63,17 +66,10 @@ export function pollGroups(slots) {
   return Math.max(1, Math.ceil(slots / POLL_GROUP));
 }
 
-/** The current, ready worker of each slot, as the decision sees it. */
-export function servingWorkers(slots, now, recycler = null, prober = null) {
-  const out = [];
-  for (const s of slots) {
-    const h = s.current;
-    if (!h || h.state !== STATES.READY) continue;
-    out.push({
-      slot: s.slot, pid: h.pid, startedAt: h.startedAt, readyAt: h.readyAt, lastReplyAt: h.lastReplyAt,
-      jitterDraw: h.jitterDraw, window: h.window, held: now < s.cooldownUntil, predictionMissedAt: recycler?.missedAt.get(h) ?? null,
-      points: prober?.pointsOf(h) ?? [],
-    });
-  }
-  return out;
+/** The current, ready worker of each slot, as the decision sees it: a view of its record. */
+export function servingWorkers(pool) {
+  return pool.serving().map((h) => ({
+    id: h.id, slot: h.slot, pid: h.pid, startedAt: h.startedAt, readyAt: h.readyAt, lastReplyAt: h.lastReplyAt,
+    jitterDraw: h.jitterDraw, window: h.window,
+  }));
 }

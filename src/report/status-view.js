@@ -9,6 +9,8 @@ import { chooseColumns, growthPerMinute, limitTone, shortBytes, shortMs, percent
 
 export { visibleWidth } from './ansi.js';
 export { renderInspect } from './inspect-view.js';
+export { describeRecycle } from './words.js';
+import { describeRecycle } from './words.js';
 
 const BARS = '▁▂▃▄▅▆▇█';
 // Below this spread the history is flat for a person: a few hundred KiB of allocator noise must
@@ -181,17 +183,6 @@ function leakChunk(L) {
   const site = L.sites?.[0];
   const where = site ? ` · ${clean(site.fn)} (${clean(site.file)}:${site.line}) ${Math.round(site.share * 100)}%` : '';
   return `leak ${clean(L.kind)} ${growthPerMinute(L.growthBytesPerSec ?? null)}${where}`;
-}
-
-/** How a recycle event reads for people: 'rss 312 MiB > 300 MiB'. */
-export function describeRecycle(ev) {
-  const { reason, value = null, limit = null } = ev;
-  const fmt = MEMORY_REASONS.has(reason) ? formatBytes
-    : reason === REASONS.LEAK ? growthPerMinute
-    : reason === REASONS.MAX_AGE || reason === REASONS.UNRESPONSIVE ? formatDuration
-    : String;
-  const numbers = value != null ? ` ${fmt(value)}${limit != null ? ` > ${fmt(limit)}` : ''}` : '';
-  return `${clean(reason ?? '?')}${numbers}`;
 }
 
 function recycleLines(events, color) {

@@ -86,7 +86,9 @@ test('every message fits 120 chars, even with the largest numbers', (t) => {
     ...advise(worst, { limits: { rss: 1023 * GiB }, cgroupLimit: 1000 * GiB }),
     ...advise({ ...worst, heapLimit: 1023 * GiB }, { limits: { rss: 1000 * GiB }, cgroupLimit: 1023 * GiB }),
   ];
-  t.deepEqual([...new Set(codes(lines))].sort(), Object.values(ADVICE).sort());
+  // overcommit and oom-kill are the fleet's and the exit's advice (core/fit.js), not a sample's.
+  const fromSamples = Object.values(ADVICE).filter((c) => c !== ADVICE.OVERCOMMIT && c !== ADVICE.OOM_KILL);
+  t.deepEqual([...new Set(codes(lines))].sort(), fromSamples.sort());
   for (const { message } of lines) t.true(message.length <= 120, `${message.length}: ${message}`);
 });
 

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readTree, buildSample, pollOnce } from '../../src/primary/poller.js';
+import { WorkerRecords } from '../../src/primary/worker-records.js';
 import { readMemory, countFds, startTime } from '../../src/proc/memory.js';
 import { childrenOf, descendantsOf } from '../../src/proc/descendants.js';
 import { within } from './_helpers.js';
@@ -60,7 +61,7 @@ test('readTree + buildSample of a pid that just exited: every measured field nul
   const pid = await exitedPid();
   const h = handleOf(pid);
   let proc;
-  t.notThrows(() => { proc = readTree(h); });
+  t.notThrows(() => { proc = readTree(null, h); });
   t.is(proc.own, null);
   t.is(proc.fds, null);
   assertAllNull(t, buildSample(1000, pid, proc, null));
@@ -71,9 +72,12 @@ test('pollOnce with a worker that exited during the tick: no throw, a null sampl
   const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
   t.teardown(() => live.kill('SIGKILL'));
   const gone = await exitedPid();
-  const handles = [live.pid, gone].map((pid) => ({ pid, tree: [], window: { samples: [], push(s) { this.samples.push(s); } } }));
+  const handles = [live.pid, gone].map((pid) => ({ pid, tree: [], probe: { polls: 0, pssBase: null }, window: { samples: [], push(s) { this.samples.push(s); } } }));
   // The agent never answers: one handle because it is gone, the other because it has no agent.
-  const pool = { request: async () => null };
+  class SilentPool extends WorkerRecords {
+    async request() { return null; }
+  }
+  const pool = new SilentPool();
   const samples = await pollOnce(pool, handles, { timeoutMs: 200, now: () => 42 });
   t.is(samples.length, 2);
   t.true(samples[0].rss > 0, 'the live process is still measured');
@@ -84,7 +88,7 @@ test('pollOnce with a worker that exited during the tick: no throw, a null sampl
 test('a zombie child of a live worker (exited, not reaped) is skipped, not counted as 0 bytes', async (t) => {
   const z = await zombie(t);
   t.is(readMemory(z.pid), null, 'a zombie has no memory to read');
-  const proc = readTree(handleOf(z.parent));
+  const proc = readTree(null, handleOf(z.parent));
   t.true(proc.own.rss > 0);
   t.is(proc.childrenRss, 0, 'the zombie adds nothing');
 });
@@ -93,7 +97,7 @@ test('a zombie child of a live worker (exited, not reaped) is skipped, not count
 // /proc/<pid>/fd, empty: its fd count must be null like every other field, not 0.
 test('readTree + buildSample of a zombie worker: every measured field null, fds too', async (t) => {
   const z = await zombie(t);
-  const proc = readTree(handleOf(z.pid));
+  const proc = readTree(null, handleOf(z.pid));
   t.is(proc.own, null);
   assertAllNull(t, buildSample(1000, z.pid, proc, null));
 });

@@ -55,13 +55,16 @@ test('readRss (statm) agrees with smaps_rollup, and is null for a gone pid', asy
 });
 
 test('readTree: a full read every tenth poll, PSS estimated in between from the last full read', async (t) => {
-  const { readTree, fullReadDue } = await import('../../src/primary/poller.js');
-  const h = { pid: process.pid, tree: [] };
-  t.true(Array.from({ length: 3 }, () => fullReadDue(h)).every(Boolean), 'every poll is a full read until one succeeds...');
-  const full = readTree(h, true);
+  const { readTree, isFullRead } = await import('../../src/primary/poller.js');
+  const { WorkerRecords } = await import('../../src/primary/worker-records.js');
+  const records = new WorkerRecords();
+  const h = { pid: process.pid, tree: [], probe: { polls: 0, pssBase: null } };
+  const poll = () => { records.notePoll(h); return isFullRead(h.probe); };
+  t.true(Array.from({ length: 3 }, poll).every(Boolean), 'every poll is a full read until one succeeds...');
+  const full = readTree(records, h, true);
   t.true(full.own.pss > 0, 'the full read measured PSS');
-  t.deepEqual(Array.from({ length: 10 }, () => fullReadDue(h)).filter(Boolean).length, 1, '...then one in ten');
-  const cheap = readTree(h, false);
+  t.deepEqual(Array.from({ length: 10 }, poll).filter(Boolean).length, 1, '...then one in ten');
+  const cheap = readTree(records, h, false);
   t.true(cheap.own.pss > 0 && cheap.own.pss <= cheap.own.rss);
   t.true(Math.abs(cheap.own.pss - full.own.pss) < 8 * 1024 * 1024, 'the estimate is close to the measured PSS');
 });
@@ -89,17 +92,17 @@ test('readTree with the agent\'s reply: its RSS and fds stand in for /proc; the 
   await once(child, 'spawn');
   const h = { pid: process.pid, tree: [] };
   const agent = { rss: 123 * 4096, fds: 7 };
-  const trusted = readTree(h, false, { ...agent, childPids: [] });
+  const trusted = readTree(null, h, false, { ...agent, childPids: [] });
   t.is(trusted.own.rss, 123 * 4096, 'RSS from the reply, no statm read');
   t.is(trusted.fds, 7, 'fds from the reply');
   t.is(trusted.children, 0, 'no children listed, none walked');
-  const listed = readTree(h, false, { ...agent, childPids: [child.pid] });
+  const listed = readTree(null, h, false, { ...agent, childPids: [child.pid] });
   t.true(listed.children >= 1 && listed.childrenRss > 0, 'a listed child is walked and measured');
-  const noReply = readTree(h, false, null);
+  const noReply = readTree(null, h, false, null);
   t.true(noReply.own.rss > 10 * 1024 * 1024, 'no reply: RSS from /proc');
   t.true(Number.isInteger(noReply.fds) && noReply.fds > 7, `no reply: fds from /proc (${noReply.fds})`);
   t.true(noReply.children >= 1, 'no reply: the children are walked');
-  t.true(readTree(h, true, { ...agent, childPids: [] }).children >= 1, 'a full read walks them unless the reply listed every thread\'s');
+  t.true(readTree(null, h, true, { ...agent, childPids: [] }).children >= 1, 'a full read walks them unless the reply listed every thread\'s');
 });
 
 test('readTree on a full read with the agent\'s own smaps_rollup: its RSS/PSS/anon stand in for /proc, and every thread\'s children listed', async (t) => {
@@ -109,11 +112,11 @@ test('readTree on a full read with the agent\'s own smaps_rollup: its RSS/PSS/an
   await once(child, 'spawn');
   const h = { pid: process.pid, tree: [] };
   const memory = { rss: 300 * 4096, pss: 200 * 4096, anon: 100 * 4096 };
-  const none = readTree(h, true, { rss: 1, fds: 7, memory, childPids: [], allThreads: true });
+  const none = readTree(null, h, true, { rss: 1, fds: 7, memory, childPids: [], allThreads: true });
   t.deepEqual(none.own, memory, 'own memory from the reply, not from /proc (this process is far bigger)');
   t.is(none.children, 0, 'every thread listed no child: none walked');
-  const some = readTree(h, true, { rss: 1, fds: 7, memory, childPids: [child.pid], allThreads: true });
+  const some = readTree(null, h, true, { rss: 1, fds: 7, memory, childPids: [child.pid], allThreads: true });
   t.true(some.children >= 1 && some.childrenPss > 0, 'a listed child is walked and measured in full');
-  const silent = readTree(h, true, { rss: 1, fds: 7, memory: null, childPids: [], allThreads: true });
+  const silent = readTree(null, h, true, { rss: 1, fds: 7, memory: null, childPids: [], allThreads: true });
   t.true(silent.own.rss > 10 * 1024 * 1024 && silent.own.pss > 0, 'no memory in the reply: smaps_rollup read here');
 });

@@ -1,9 +1,13 @@
-// The poll tick in-process: a fake clock, a fake pool whose agents answer scripted stats, and a
-// recorder standing in for the recycler. What goes in is samples; what comes out is the recycles
-// started and the events reported, and the policy state handed back for the next tick.
+// The poll tick in-process: a fake clock, the real worker records (what a pool keeps, without the
+// forking) whose agents answer scripted stats, and a recorder standing in for the recycler. What
+// goes in is samples and outcomes; what comes out is the recycles started and the events
+// reported, and the policy state handed back for the next tick.
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { runTick } from '../../src/primary/tick.js';
+import { WorkerRecords } from '../../src/primary/worker-records.js';
+import { Inbox } from '../../src/primary/inbox.js';
+import { OUTCOME } from '../../src/core/outcomes.js';
 import { decide, newPolicyState } from '../../src/core/decide.js';
 import { SampleWindow } from '../../src/core/sample-window.js';
 import { STATES, EVENTS, REASONS } from '../../src/constants.js';
@@ -17,29 +21,47 @@ const CONFIG = {
 };
 
 // The worker's pid is this test process: the poller's /proc reads see a real process.
-function fakeWorld({ workers = 2, heap = () => 50 * MiB, config = CONFIG } = {}) {
+class ScriptedPool extends WorkerRecords {
+  constructor(heap, clock) {
+    super({ now: clock });
+    this.heap = heap;
+    this.asked = [];
+  }
+
+  async request(h) {
+    this.asked.push(h.slot);
+    this.noteReply(h, this.now());
+    const heap = this.heap(h.slot, this.now());
+    return { heapUsed: heap, heapTotal: 300 * MiB, external: MiB, heapFloor: heap };
+  }
+}
+
+function fakeWorld({ workers = 2, heap = () => 50 * MiB, config = CONFIG, readyAgoMs = 119_000 } = {}) {
   let clock = 1_000_000;
   const now = () => clock;
-  const handles = Array.from({ length: workers }, (_, slot) => ({
-    slot, pid: process.pid, state: STATES.READY, startedAt: clock - 120_000, readyAt: clock - 119_000, lastReplyAt: clock,
-    jitterDraw: 0, tree: [], window: new SampleWindow({ maxAgeMs: 600_000 }),
-  }));
-  const pool = {
-    handles: () => handles,
-    request: async (h) => ({ heapUsed: heap(h.slot, clock), heapTotal: 300 * MiB, external: MiB, heapFloor: heap(h.slot, clock) }),
-    rememberTree() {},
-  };
-  const slots = handles.map((h) => ({ slot: h.slot, current: h, cooldownUntil: 0 }));
+  const pool = new ScriptedPool(heap, now);
+  pool.resize(workers);
+  const handles = Array.from({ length: workers }, (_, slot) => {
+    const h = {
+      id: pool.nextId(), slot, pid: process.pid, state: STATES.SPAWNING, startedAt: clock - 120_000, readyAt: null, lastReplyAt: clock,
+      jitterDraw: 0, tree: [], window: new SampleWindow({ maxAgeMs: 600_000 }), probe: { polls: 0, pssBase: null },
+      retiring: null, drainStartedAt: null, forced: false, notReady: false,
+    };
+    pool.add(h, { serve: true });
+    pool.markReady(h, clock - readyAgoMs);
+    return h;
+  });
   const started = [];
-  const recycler = { busy: new Set(), missedAt: new WeakMap(), recycle: async (slot, v) => { started.push(v); } };
+  const recycler = { busy: new Set(), waiting: new Set(), recycle: async (slot, v) => { started.push(v); } };
+  const inbox = new Inbox();
   const reported = [];
   let policy = newPolicyState(workers);
   return {
-    handles, slots, recycler, started, reported, pool,
+    handles, recycler, started, reported, pool, inbox,
     advance: (ms) => { clock += ms; },
     async tick(group) {
       const out = await runTick({
-        pool, slots, recycler, config, now, policy, totalLimit: null, cgroupLimit: null, group,
+        pool, recycler, inbox, config: { workers, ...config }, now, policy, totalLimit: null, cgroupLimit: null, group,
         report: (level, fields, msg) => reported.push({ level, ...fields, msg }), isStopping: () => false,
       });
       policy = out.policy;
@@ -69,8 +91,7 @@ test('a slot already recycling is not started again; the next slot is', async (t
 });
 
 test('over the limit right after readiness: held with one limit.below-baseline event, not recycled', async (t) => {
-  const w = fakeWorld({ workers: 1, heap: () => 250 * MiB });
-  w.handles[0].readyAt = 1_000_000; // ready just now
+  const w = fakeWorld({ workers: 1, heap: () => 250 * MiB, readyAgoMs: 0 }); // ready just now
   for (let i = 0; i < 5; i++) {
     await w.tick();
     w.advance(1000);
@@ -79,21 +100,48 @@ test('over the limit right after readiness: held with one limit.below-baseline e
   const holds = w.reported.filter((e) => e.event === EVENTS.LIMIT_BELOW_BASELINE);
   t.is(holds.length, 1, 'said once, not every tick');
   t.like(holds[0], { level: 'warn', slot: 0, reason: REASONS.HEAP, value: 250 * MiB, limit: 200 * MiB });
-  t.is(w.policy.workers[process.pid].baselineWarned, true, 'remembered in the policy state, not on the handle');
+  t.is(w.policy.workers[w.handles[0].id].baselineWarned, true, 'remembered in the policy state, keyed by the worker, not on the handle');
   t.false('baselineWarned' in w.handles[0], 'the tick writes nothing on the handle');
 });
 
-test('a held slot (a failed recycle cooling down) is judged for nothing, and keeps its policy memory', async (t) => {
+test('a failed recycle holds its slot: judged for nothing until the cooldown ends, its policy memory kept', async (t) => {
   const w = fakeWorld({ workers: 1, heap: () => 250 * MiB });
-  w.slots[0].cooldownUntil = Infinity;
+  w.inbox.push({ type: OUTCOME.FAILED, slot: 0, until: 1_000_000 + 30_000 });
   await w.tick();
   t.deepEqual(w.started, []);
-  t.truthy(w.policy.workers[process.pid]);
+  t.truthy(w.policy.workers[w.handles[0].id]);
+  w.advance(30_000);
+  await w.tick();
+  t.like(w.started, [{ slot: 0, reason: REASONS.HEAP }], 'judged again once the cooldown is over');
+});
+
+test('a GC before a recycle is asked for once per interval: the outcome that one ran is remembered by the policy', async (t) => {
+  const w = fakeWorld({ workers: 1, heap: () => 250 * MiB, config: { ...CONFIG, gcBeforeRecycle: true } });
+  await w.tick();
+  t.like(w.started, [{ slot: 0, reason: REASONS.HEAP, gcFirst: true }]);
+  w.inbox.push({ type: OUTCOME.GC, id: w.handles[0].id, at: 1_000_000 });
+  w.advance(1000);
+  await w.tick();
+  t.like(w.started[1], { slot: 0, gcFirst: false }, 'within a minute of the last GC the recycle goes straight to the replacement');
+  w.advance(60_000);
+  await w.tick();
+  t.like(w.started[2], { slot: 0, gcFirst: true }, 'a minute later a GC may help again');
+});
+
+test('the heap prober\'s points reach the policy state of their worker, through the inbox', async (t) => {
+  const w = fakeWorld({ workers: 2 });
+  const point = { at: 999_000, heapAfter: 40 * MiB, forced: true, pauseMs: 3, sites: null, profiler: null };
+  w.inbox.push({ type: OUTCOME.POINT, id: w.handles[1].id, point });
+  await w.tick();
+  t.deepEqual(w.policy.workers[w.handles[1].id].points, [point]);
+  t.deepEqual(w.policy.workers[w.handles[0].id].points, [], 'the other worker has none');
+  await w.tick();
+  t.deepEqual(w.policy.workers[w.handles[1].id].points, [point], 'taken once: the inbox is emptied by the tick');
 });
 
 test('a worker that is not ready (draining, spawning) is sampled but never judged', async (t) => {
   const w = fakeWorld({ workers: 1, heap: () => 250 * MiB });
-  w.handles[0].state = STATES.DRAINING;
+  w.pool.transition(w.handles[0], STATES.DRAINING, { retiring: { reason: 'stop', decidedAt: 0 }, drainStartedAt: 0 }); // READY -> DRAINING
   await w.tick();
   t.deepEqual(w.started, []);
   t.is(w.handles[0].window.size, 1, 'it was still sampled');
@@ -115,9 +163,9 @@ function deepFreeze(o) {
 
 function replay(name, leak) {
   const series = recorded(name);
-  const config = { ...CONFIG, limits: { ...LIMITS, heapUsed: null, rss: parseSize('2gb') }, leak };
+  const config = { ...CONFIG, workers: 1, limits: { ...LIMITS, heapUsed: null, rss: parseSize('2gb') }, leak };
   const window = new SampleWindow({ maxAgeMs: 600_000 });
-  const view = { slot: 0, pid: 7, startedAt: series[0].t, readyAt: series[0].t, lastReplyAt: 0, jitterDraw: 0, window, held: false };
+  const view = { id: 1, slot: 0, pid: 7, startedAt: series[0].t, readyAt: series[0].t, lastReplyAt: 0, jitterDraw: 0, window };
   let state = deepFreeze(newPolicyState(1));
   const out = [];
   for (const s of series) {
@@ -163,9 +211,7 @@ test('past 16 workers a tick polls one group of slots; the groups take turns and
   t.is(pollGroups(40), 3);
   // Every worker is over its heap limit; maxConcurrent is wide so every verdict becomes a recycle.
   const w = fakeWorld({ workers: 40, heap: () => 250 * MiB, config: { ...CONFIG, recycle: { ...CONFIG.recycle, maxConcurrent: 64 } } });
-  const asked = [];
-  const request = w.pool.request;
-  w.pool.request = async (h, ...rest) => { asked.push(h.slot); return request(h, ...rest); };
+  const asked = w.pool.asked;
   await w.tick({ index: 1, of: 3 });
   t.deepEqual(asked, w.handles.filter((h) => h.slot % 3 === 1).map((h) => h.slot), 'only slots 1, 4, 7, … are polled');
   t.deepEqual(w.started.map((v) => v.slot), asked, 'and only they are judged');
@@ -177,13 +223,13 @@ test('past 16 workers a tick polls one group of slots; the groups take turns and
 test('decide with only: a worker outside the group keeps its memory and gets no verdict until its own tick', (t) => {
   const window = new SampleWindow({ maxAgeMs: 600_000 });
   window.push({ t: 1_000_000, heapUsed: 250 * MiB, heapFloor: 250 * MiB, rss: 300 * MiB, treeRss: 300 * MiB });
-  const view = (pid, slot) => ({ slot, pid, startedAt: 0, readyAt: 0, lastReplyAt: 1_000_000, jitterDraw: 0, window, held: false, points: [] });
-  const ctx = { config: CONFIG, totalLimit: null, cgroupLimit: null };
+  const view = (id, slot) => ({ id, slot, pid: 100 + id, startedAt: 0, readyAt: 0, lastReplyAt: 1_000_000, jitterDraw: 0, window });
+  const ctx = { config: { ...CONFIG, workers: 2 }, totalLimit: null, cgroupLimit: null };
   const state = newPolicyState(2);
-  state.workers[11] = { firstOverAt: 999_000, firstOverValue: 240 * MiB, baselineWarned: true, leakWarnedAt: null, confirm: { suspectedAt: null } };
+  state.workers[11] = { firstOverAt: 999_000, firstOverValue: 240 * MiB, baselineWarned: true, leakWarnedAt: null, confirm: { suspectedAt: null }, lastGcAt: null, missedAt: null, points: [] };
   const out = decide(state, [view(10, 0), view(11, 1)], 1_000_000, { ...ctx, only: new Set([10]) });
-  t.deepEqual(out.verdicts.map((v) => v.pid), [10]);
+  t.deepEqual(out.verdicts.map((v) => v.id), [10]);
   t.deepEqual(out.state.workers[11], state.workers[11], 'remembered as it was');
   const next = decide(out.state, [view(10, 0), view(11, 1)], 1_001_000, { ...ctx, only: new Set([11]) });
-  t.deepEqual(next.verdicts.map((v) => v.pid), [11]);
+  t.deepEqual(next.verdicts.map((v) => v.id), [11]);
 });

@@ -1,0 +1,67 @@
+// The words of every event, made once and only here: decisions and the code that acts put data on
+// the event stream, and the log (and any view that quotes an event) words it from its fields, so a
+// message can never contradict the fields beside it.
+import { EVENTS, LEAK_KINDS, MEMORY_REASONS, REASONS } from '../constants.js';
+import { formatBytes, formatDuration } from '../units.js';
+import { clean } from './ansi.js';
+import { growthPerMinute } from './status-columns.js';
+import { describeHandles } from '../core/handle-trend.js';
+
+/**
+ * A recycle's reason and numbers: "rss 300 MiB > 256 MiB". A predictive recycle replaced the worker
+ * before its crossing, so its value may be under its limit: it says so instead of ">".
+ */
+export function describeRecycle(ev) {
+  const { reason, value = null, limit = null } = ev;
+  const fmt = MEMORY_REASONS.has(reason) ? formatBytes
+    : reason === REASONS.LEAK ? growthPerMinute
+      : reason === REASONS.MAX_AGE || reason === REASONS.UNRESPONSIVE ? formatDuration
+        : String;
+  if (ev.predictive && value != null && limit != null) {
+    return `${clean(reason)} ${fmt(value)}, replaced before its crossing of ${fmt(limit)}`;
+  }
+  const numbers = value != null ? ` ${fmt(value)}${limit != null ? ` > ${fmt(limit)}` : ''}` : '';
+  return `${clean(reason ?? '?')}${numbers}`;
+}
+
+/** A named leak in a few words: "heap grows 2.0 MiB/min, mostly from cachePage (lib/pages.js:9)". */
+export function describeLeak(leak) {
+  if (leak.kind === LEAK_KINDS.HANDLES) return `handles leak: ${leak.summary ?? describeHandles(leak.types ?? [])}`;
+  const site = leak.sites?.[0];
+  const where = site ? `, mostly from ${site.fn} (${site.file}:${site.line})` : '';
+  return `${leak.kind} grows ${formatBytes(Math.round((leak.growthBytesPerSec ?? 0) * 60))}/min${where}`;
+}
+
+const WORDS = {
+  [EVENTS.SUPERVISOR_START]: (f) => `nodesup: ${f.workers} workers of ${f.script}`,
+  [EVENTS.SUPERVISOR_STOP]: () => 'nodesup stopped',
+  [EVENTS.WORKER_SPAWN]: (f) => `slot ${f.slot}: spawned pid ${f.pid} (${f.cause})`,
+  [EVENTS.WORKER_READY]: (f) => `slot ${f.slot}: pid ${f.pid} ready`,
+  [EVENTS.WORKER_RECYCLE]: (f) => `slot ${f.slot} pid ${f.pid} recycled: ${describeRecycle(f)}${f.kind ? ` (${f.kind})` : ''}`,
+  [EVENTS.WORKER_GC]: (f) => `slot ${f.slot}: full GC ${f.stillOver ? 'did not bring it under' : 'brought it under'} the ${f.reason} limit`,
+  [EVENTS.WORKER_EXIT]: (f) => `slot ${f.slot}: pid ${f.pid} exited (${f.signal ?? f.code})${f.oomKill ? ', killed by the kernel\'s OOM killer' : ''}${heldBy(f.heldBy)}`,
+  [EVENTS.WORKER_RESTART]: (f) => `slot ${f.slot}: restarting in ${f.delayMs} ms`,
+  [EVENTS.RECYCLE_FAILED]: (f) => (f.cancelled ? `slot ${f.slot}: recycle cancelled by the stop`
+    : `slot ${f.slot}: replacement not ready within readyTimeout; the old worker keeps serving`),
+  [EVENTS.RECYCLE_SKIPPED]: (f) => `slot ${f.slot}: the predicted ${f.reason} crossing did not come; the early replacement is retired`,
+  [EVENTS.LEAK_WARNING]: (f) => `slot ${f.slot}: ${describeLeak(f)}`,
+  [EVENTS.LIMIT_BELOW_BASELINE]: (f) => `slot ${f.slot}: over the ${f.reason} limit right after start; the limit is below the app's baseline. Holding recycles for ${f.holdMs} ms`,
+  [EVENTS.CONFIG_RELOAD]: (f) => `config reloaded${f.changed?.length ? `: ${f.changed.join(', ')}` : ' (unchanged)'}${f.applied === 'rolling' ? '; rolling the workers' : '; applied live'}`,
+  [EVENTS.CONFIG_INVALID]: (f) => `config not reloaded, the running one stays: ${f.error}`,
+};
+
+// What kept a forced worker alive, when the agent could tell.
+function heldBy(h) {
+  if (!h) return '';
+  const parts = [];
+  for (const r of (h.requests ?? []).slice(0, 3)) parts.push(`${r.method} ${r.path} open ${formatDuration(r.ageMs)}`);
+  if ((h.requests?.length ?? 0) > 3) parts.push(`${h.requests.length - 3} more requests`);
+  if (h.upgraded) parts.push(`${h.upgraded} upgraded sockets`);
+  return parts.length ? `; held by ${parts.join(', ')}` : '';
+}
+
+/** The message of an event line, from its fields alone. */
+export function messageFor(fields) {
+  const words = WORDS[fields.event];
+  return words ? words(fields) : (fields.event ?? '');
+}
