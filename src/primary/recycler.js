@@ -3,7 +3,6 @@
 // touched, then disconnect (it stops accepting and finishes in-flight work), then SIGTERM and
 // SIGKILL to its whole tree after killTimeout.
 import { EventEmitter } from 'node:events';
-import { setTimeout as delay } from 'node:timers/promises';
 import { EVENTS, RECYCLE_OUTCOMES as OUT, RETIRE, SPAWN_CAUSES, STATES } from '../constants.js';
 import { KIND } from '../protocol.js';
 import { OUTCOME } from '../core/outcomes.js';
@@ -34,9 +33,11 @@ export class Recycler extends EventEmitter {
    * @param {{push:(outcome:object) => void}} o.inbox  what the policy must learn of a recycle (core/outcomes.js)
    * @param {(level:string, fields:object, msg?:string) => void} o.report  the supervisor's one event stream
    * @param {() => number} [o.now]
+   * @param {{setTimeout: typeof setTimeout, clearTimeout: typeof clearTimeout}} [o.timers]
    */
-  constructor({ pool, sampler, inbox, report, now = Date.now }) {
+  constructor({ pool, sampler, inbox, report, now = Date.now, timers = globalThis }) {
     super();
+    this.timers = timers;
     this.pool = pool;
     this.sampler = sampler;
     this.inbox = inbox;
@@ -65,6 +66,10 @@ export class Recycler extends EventEmitter {
   /** A stop began: no replacement is forked from now on. */
   stop() {
     this.stopping = true;
+  }
+
+  #sleep(ms) {
+    return new Promise((resolve) => this.timers.setTimeout(resolve, ms));
   }
 
   /** Room for one more recycle now (maxConcurrent), and the slot not already recycling. */
@@ -158,7 +163,7 @@ export class Recycler extends EventEmitter {
       const rss = this.sampler.treeRss(h);
       if (rss !== null && rss >= limit) return this.now();
       if (this.now() >= deadline) return null;
-      await delay(CROSSING_PROBE_MS);
+      await this.#sleep(CROSSING_PROBE_MS);
     }
   }
 
@@ -172,7 +177,7 @@ export class Recycler extends EventEmitter {
     // V8 hands freed pages back to the OS on a background thread: RSS falls for a while after the
     // GC has answered. Watch it settle (≤ 1 s) before calling the GC useless.
     for (let i = 0; over && i < GC_SETTLE_STEPS; i++) {
-      await delay(GC_SETTLE_STEP_MS);
+      await this.#sleep(GC_SETTLE_STEP_MS);
       const prev = sample;
       sample = this.sampler.sample(h, r.after, { full: false });
       if ((sample.treeRss ?? Infinity) >= (prev.treeRss ?? -Infinity)) break; // stopped falling
@@ -203,9 +208,9 @@ export class Recycler extends EventEmitter {
     } else if (h.state === STATES.KILLING) {
       this.pool.transition(h, STATES.KILLING, { retiring: { reason, decidedAt } });
     }
-    const timer = setTimeout(() => this.forceKill(h), this.config.recycle.killTimeout);
+    const timer = this.timers.setTimeout(() => this.forceKill(h), this.config.recycle.killTimeout);
     const info = await h.exited;
-    clearTimeout(timer);
+    this.timers.clearTimeout(timer);
     if (!h.forced && h.drainStartedAt !== null) {
       this.drains.push(this.now() - h.drainStartedAt);
       if (this.drains.length > DRAINS) this.drains.shift();
@@ -228,7 +233,7 @@ export class Recycler extends EventEmitter {
     if (!alive.length) return;
     signalAll(alive, 'SIGTERM');
     const done = new Promise((resolve) => {
-      setTimeout(() => {
+      this.timers.setTimeout(() => {
         signalAll(stillAlive(remembered), 'SIGKILL');
         resolve();
       }, KILL_GRACE_MS);
