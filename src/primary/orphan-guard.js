@@ -70,3 +70,26 @@ export function startOrphanGuard({ onError = () => {} } = {}) {
     },
   };
 }
+
+/**
+ * Guard every worker of `pool`: the guard is told the live workers at each spawn and exit (a
+ * worker's start time is read once, at its spawn). `onLost` hears that there is no guard (none
+ * could start here, or it died); returns close() for a clean stop.
+ * @param {import('./pool.js').Pool} pool
+ * @param {(err:Error|null) => void} onLost
+ */
+export function guardPool(pool, onLost) {
+  const guard = startOrphanGuard({ onError: onLost });
+  if (guard.pid === null) onLost(new Error('no /bin/sh or no /proc here'));
+  const update = () => guard.update(pool.handles().map((h) => ({ pid: h.pid, start: h.procStart })));
+  pool.on('spawn', update);
+  pool.on('exit', update);
+  return {
+    pid: guard.pid,
+    close() {
+      pool.off('spawn', update);
+      pool.off('exit', update);
+      guard.close();
+    },
+  };
+}

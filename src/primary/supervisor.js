@@ -3,7 +3,7 @@
 // the workers' records, the recycler the recycle procedure, crash-restarts the restart timers,
 // exit-report the exit events and OOM reading, the tick loop the poll schedule.
 import { EventEmitter } from 'node:events';
-import { ADVICE, EVENTS, RETIRE, SPAWN_CAUSES, STATES } from '../constants.js';
+import { ADVICE, EVENTS, SPAWN_CAUSES } from '../constants.js';
 import { resolveTotalLimit } from '../core/policy.js';
 import { newPolicyState } from '../core/decide.js';
 import { DurationRing } from '../core/duration-ring.js';
@@ -20,7 +20,10 @@ import { ExitReport } from './exit-report.js';
 import { ManualRecycles } from './manual-recycles.js';
 import { reloadConfig } from './config-reload.js';
 import { buildSnapshot } from './snapshot.js';
-import { startOrphanGuard } from './orphan-guard.js';
+import { guardPool } from './orphan-guard.js';
+import { drainAll } from './shutdown.js';
+import { watchStarts } from './starts.js';
+import { resizeSlots } from './scale.js';
 import { createHistory } from '../report/history.js';
 
 export class Supervisor {
@@ -62,8 +65,8 @@ export class Supervisor {
       this.fatal = err;
       this.stop('crash-loop');
     });
-    this.pool.on('spawn', (h, cause) => this.#onSpawn(h, cause));
-    this.pool.on('ready', (h) => this.#onReady(h));
+    watchStarts({ pool: this.pool, recycler: this.recycler, report, readyTimeout: () => this.config.recycle.readyTimeout, isStopping: () => Boolean(this.stopping) });
+    this.pool.on('ready', (h) => { if (this.pool.currentOf(h.slot) === h) this.restarts.ready(h.slot); });
     this.pool.on('exit', (h, info) => this.#onExit(h, info));
     this.done = new Promise((resolve) => { this.resolveDone = resolve; });
   }
@@ -82,43 +85,18 @@ export class Supervisor {
       limits: config.limits, cgroupMemoryLimit: this.cgroup.memoryLimit, totalRssLimit: this.totalLimit,
       pollInterval: config.pollInterval, nodeArgs: config.nodeArgs,
     });
-    this.guard = startOrphanGuard({ onError: (err) => this.#guardLost(err) });
-    if (this.guard.pid === null) this.#guardLost(new Error('no /bin/sh or no /proc here'));
+    this.guard = guardPool(this.pool, (err) => {
+      if (!this.stopping) this.log('warn', { err: err ?? undefined }, 'no orphan guard: if the primary is killed, a worker whose event loop is blocked may outlive it');
+    });
     for (const s of this.pool.slots) this.pool.spawn(s.slot, SPAWN_CAUSES.INITIAL);
     this.ticks.start();
   }
 
-  #onSpawn(h, cause) {
-    this.#guardWorkers();
-    this.log('info', { event: EVENTS.WORKER_SPAWN, slot: h.slot, pid: h.pid, cause });
-    // A replacement's readiness is the recycler's to judge; a first start's or a restart's is ours.
-    if (cause === SPAWN_CAUSES.REPLACE) return;
-    this.pool.whenReady(h, this.config.recycle.readyTimeout).then((ok) => {
-      if (!ok && h.state === STATES.SPAWNING && !this.stopping) this.recycler.forceKill(h, { notReady: true });
-    });
-  }
-
-  #onReady(h) {
-    this.log('info', { event: EVENTS.WORKER_READY, slot: h.slot, pid: h.pid, startupMs: h.readyAt - h.startedAt });
-    if (this.pool.currentOf(h.slot) === h) this.restarts.ready(h.slot);
-  }
-
   #onExit(h, info) {
     const planned = this.exits.exited(h, info);
-    this.#guardWorkers();
     // Children the worker left behind: the agent SIGTERMs them on a clean exit, but not on SIGKILL.
     this.recycler.reap(h.tree.filter((p) => p.pid !== h.pid));
     if (info.wasCurrent && !planned && !this.stopping) this.restarts.crashed(h.slot, h.stderrTail);
-  }
-
-  #guardWorkers() {
-    // A worker's start time is read once: the guard is told again on every spawn and exit.
-    this.guard?.update(this.pool.handles().map((h) => ({ pid: h.pid, start: h.procStart })));
-  }
-
-  #guardLost(err) {
-    if (this.stopping) return;
-    this.log('warn', { err: err ?? undefined }, 'no orphan guard: if the primary is killed, a worker whose event loop is blocked may outlive it');
   }
 
   async #tick(group) {
@@ -151,12 +129,12 @@ export class Supervisor {
       return { applied: 'none', error: r.error };
     }
     if (this.stopping) return { applied: 'none' };
-    const from = this.pool.slots.length;
     this.#apply(r.next);
     // The over-commit check runs again against the new limits and worker count.
     this.policy = { ...this.policy, advised: this.policy.advised.filter((code) => code !== ADVICE.OVERCOMMIT) };
     this.log('info', r.event);
-    if (r.diff.workers) this.#resize(from, r.diff.workers.to);
+    const onError = (err, slot) => this.log('error', { err, slot }, 'drain failed');
+    if (r.diff.workers) resizeSlots({ pool: this.pool, recycler: this.recycler, restarts: this.restarts, now: this.now, onError }, r.diff.workers.to);
     if (r.rolling) await this.reload();
     return { applied: r.rolling ? 'rolling' : 'live', changed: r.diff.changed };
   }
@@ -168,18 +146,6 @@ export class Supervisor {
     this.recycler.configure({ config, totalLimit: this.totalLimit });
     this.restarts.configure(config);
     this.exits.configure(config);
-  }
-
-  // More slots are forked at once; fewer drain the highest slots, which are then forgotten.
-  #resize(from, to) {
-    this.pool.resize(to);
-    for (let slot = from; slot < to; slot++) this.pool.spawn(slot, SPAWN_CAUSES.INITIAL);
-    for (let slot = to; slot < from; slot++) {
-      this.restarts.forget(slot);
-      for (const h of this.pool.handles().filter((x) => x.slot === slot)) {
-        this.recycler.retire(h, { reason: RETIRE.STOP, decidedAt: this.now() }).catch((err) => this.log('error', { err, slot }, 'drain failed'));
-      }
-    }
   }
 
   /** A Snapshot for the status view, `status --json` and metrics. */
@@ -217,14 +183,7 @@ export class Supervisor {
     this.restarts.stop();
     this.recycler.stop();
     this.stopping = (async () => {
-      // allSettled: one worker that cannot be drained must not leave the others undrained.
-      // Again until none is left: a recycle already past its checks may still fork a replacement.
-      while (this.pool.live.size) {
-        const retired = await Promise.allSettled(this.pool.handles().map((h) => this.recycler.retire(h, { reason: RETIRE.STOP, decidedAt: t0 })));
-        for (const r of retired) if (r.status === 'rejected') this.log('error', { err: r.reason }, 'drain failed; the worker was killed');
-        if (retired.some((r) => r.status === 'rejected')) this.#forceStop();
-      }
-      await Promise.all(this.recycler.reaping);
+      await drainAll(this.pool, this.recycler, t0, (err) => this.log('error', { err }, 'drain failed; the worker was killed'), () => this.#forceStop());
       this.guard?.close();
       this.log('info', { event: EVENTS.SUPERVISOR_STOP, signal: signal ?? null, durationMs: this.now() - t0, ...(this.fatal ? { error: this.fatal.code } : {}) });
       this.resolveDone();
