@@ -10,7 +10,8 @@ import { workerTrend, gcShare, scavenger } from './worker-trend.js';
 import { overcommit } from './fit.js';
 import { confirmStep, confirmedLeak } from './heap-confirm.js';
 import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
-import { gcMinIntervalMs } from './gc-recheck.js';
+import { gcMinIntervalMs, risingFast } from './gc-recheck.js';
+import { hotPoll } from './hot-poll.js';
 import { detectHandleLeak, describeHandles } from './handle-trend.js';
 import { projectTimeToLimit } from './trend.js';
 import { memoryOf } from './memory-of.js';
@@ -60,7 +61,8 @@ export function newPolicyState(slots) {
  *   startupMs: how long the app's workers took to become ready lately (for predictive replacement);
  *   only: the pids just sampled, when a tick polled a group of the workers: the others are
  *   remembered as they are and judged on their own group's tick (the fleet is judged every tick)
- * @returns {{state: PolicyState, verdicts: Verdict[], notices: Notice[], probes: Probe[]}}
+ * @returns {{state: PolicyState, verdicts: Verdict[], notices: Notice[], probes: Probe[], pollMs: number|null}}
+ *   pollMs: the next tick sooner than the poll interval, while a worker rises toward its limit (hot-poll.js)
  */
 export function decide(state, workers, now, ctx) {
   const { config } = ctx;
@@ -81,7 +83,7 @@ export function decide(state, workers, now, ctx) {
     const probe = confirmProbe(w, mine, now, config);
     if (probe) probes.push(probe);
     const v = workerVerdict(w, mine, slotState, now, config, notices) ?? prediction(w, mine, now, ctx);
-    if (v) verdicts.push(withGc({ slot: w.slot, pid: w.pid, id: w.id, trend: workerTrend(w, config, now), ...v }, mine, now, config));
+    if (v) verdicts.push(withGc({ slot: w.slot, pid: w.pid, id: w.id, trend: workerTrend(w, config, now), ...v }, mine, now, config, w.window));
   }
   fitNotice(workers, ctx, next.advised, notices);
   const fleet = evaluateFleet(workers.map((w) => ({ slot: w.slot, sample: w.window.last() })), ctx.totalLimit);
@@ -89,14 +91,16 @@ export function decide(state, workers, now, ctx) {
     const w = workers.find((x) => x.slot === fleet.slot);
     verdicts.push(withGc({ pid: w?.pid ?? null, id: w?.id ?? null, ...fleet }, w ? next.workers[w.id] : null, now, config));
   }
-  return { state: next, verdicts, notices, probes };
+  return { state: next, verdicts, notices, probes, pollMs: hotPoll(workers, now, config) };
 }
 
 // DESIGN §4 step 2: a memory verdict first tries a full GC, at most once a gcMinIntervalMs per
-// worker. A predicted crossing is met by a ready replacement, not a GC that would only delay it.
-function withGc(v, mine, now, config) {
+// worker. A predicted crossing is met by a ready replacement, not a GC that would only delay it;
+// so is a worker rising fast, whose growth a GC cannot undo while it waits for one (risingFast).
+function withGc(v, mine, now, config, window = null) {
   const gcFirst = Boolean(config.gcBeforeRecycle) && !v.predictive && MEMORY_REASONS.has(v.reason)
-    && now - (mine?.lastGcAt ?? -Infinity) >= gcMinIntervalMs(config);
+    && now - (mine?.lastGcAt ?? -Infinity) >= gcMinIntervalMs(config)
+    && !(window && risingFast(window, v, now));
   return { ...v, gcFirst };
 }
 

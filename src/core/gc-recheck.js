@@ -19,3 +19,22 @@ export function stillOver(v, { window, fleet, limits, totalLimit, now }) {
 export function gcMinIntervalMs(config) {
   return Math.max(60_000, 30 * config.pollInterval);
 }
+
+// The field each memory reason is judged on, and how fast is too fast for a GC to be worth its wait:
+// rising a tenth of the limit within FAST_MS. At 10 MB/s a 150 MiB worker does that in 1.6 s,
+// while a GC and the RSS it hands back take up to a second and a replacement another.
+const FIELD = { [REASONS.RSS]: 'treeRss', [REASONS.HEAP]: 'heapUsed', [REASONS.NATIVE]: 'native' };
+const FAST_MS = 5000;
+const RECENT_MS = 3000;
+
+/** True when the verdict's memory rose so fast over the last few seconds that a GC first would only let it grow. */
+export function risingFast(window, v, now) {
+  const field = FIELD[v.reason];
+  if (!field || !(v.limit > 0)) return false;
+  const points = window.series(field, now - RECENT_MS);
+  if (points.length < 2) return false;
+  const [t0, a] = points[0];
+  const [t1, b] = points[points.length - 1];
+  if (t1 <= t0) return false;
+  return ((b - a) / (t1 - t0)) * FAST_MS >= 0.1 * v.limit;
+}

@@ -7,7 +7,7 @@ import { ADVICE, EVENTS, SPAWN_CAUSES } from '../constants.js';
 import { resolveTotalLimit } from '../core/policy.js';
 import { newPolicyState } from '../core/decide.js';
 import { DurationRing } from '../core/duration-ring.js';
-import { readCgroup, readOomKills } from '../proc/cgroup.js';
+import { readCgroup, readOomKills, memoryHeadroom } from '../proc/cgroup.js';
 import { Pool } from './pool.js';
 import { sampler } from './poller.js';
 import { Recycler } from './recycler.js';
@@ -57,7 +57,7 @@ export class Supervisor {
     this.manual = new ManualRecycles({ recycler: this.recycler, pool: this.pool });
     this.ticks = new TickLoop({
       run: (group) => this.#tick(group),
-      settings: () => ({ pollInterval: this.config.pollInterval, slots: this.pool.slots.length }),
+      settings: () => ({ pollInterval: this.nextPollMs ?? this.config.pollInterval, slots: this.pool.slots.length }),
       onError: (err) => this.log('error', { err }, 'poll tick failed'),
     });
     this.#apply(config);
@@ -101,12 +101,13 @@ export class Supervisor {
 
   async #tick(group) {
     if (this.stopping) return;
-    const { policy, pollMs } = await runTick({
+    const { policy, pollMs, nextPollMs } = await runTick({
       group, pool: this.pool, recycler: this.recycler, prober: this.prober, inbox: this.inbox, config: this.config, now: this.now,
-      policy: this.policy, totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit,
+      policy: this.policy, totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit, headroom: memoryHeadroom,
       report: (level, fields, msg) => this.log(level, fields, msg), isStopping: () => Boolean(this.stopping),
     });
     this.policy = policy;
+    this.nextPollMs = nextPollMs;
     if (pollMs !== null) this.pollStats.record(pollMs);
   }
 

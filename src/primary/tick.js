@@ -12,7 +12,8 @@
 // took 1.5 s at its p99.
 import { STATES } from '../constants.js';
 import { decide } from '../core/decide.js';
-import { planRecycles } from '../core/recycle-plan.js';
+import { planRecycles, memoryRoom } from '../core/recycle-plan.js';
+import { MEMORY_REASONS } from '../constants.js';
 import { absorb } from '../core/outcomes.js';
 import { pollOnce } from './poller.js';
 
@@ -29,26 +30,31 @@ import { pollOnce } from './poller.js';
  * @param {(level:string, fields:object, msg?:string) => void} o.report
  * @param {() => boolean} o.isStopping
  * @param {{index:number, of:number}} [o.group]  the group of slots this tick polls (slot % of === index)
- * @returns {Promise<{policy: import('../core/decide.js').PolicyState, pollMs: number|null}>}
+ * @param {() => number|null} [o.headroom]  memory free for more workers now (bytes), read only when a memory verdict waits for room
+ * @returns {Promise<{policy: import('../core/decide.js').PolicyState, pollMs: number|null, nextPollMs: number|null}>}
+ *   pollMs: how long this tick's poll took; nextPollMs: a sooner next tick, while a worker rises toward its limit
  */
 export async function runTick(o) {
   const { pool, config, now, group = { index: 0, of: 1 } } = o;
   const handles = pool.handles().filter((h) => h.state !== STATES.EXITED && h.slot % group.of === group.index);
-  if (!handles.length) return { policy: o.policy, pollMs: null };
+  if (!handles.length) return { policy: o.policy, pollMs: null, nextPollMs: null };
   const t0 = performance.now();
   await pollOnce(pool, handles, { timeoutMs: Math.max(200, Math.min(config.pollInterval, 5000)), now });
   const pollMs = performance.now() - t0;
-  if (o.isStopping()) return { policy: o.policy, pollMs };
+  if (o.isStopping()) return { policy: o.policy, pollMs, nextPollMs: null };
 
   const t = now();
-  const { state, verdicts, notices, probes } = decide(absorb(o.policy, o.inbox.take()), servingWorkers(pool), t, {
+  const serving = servingWorkers(pool);
+  const { state, verdicts, notices, probes, pollMs: nextPollMs } = decide(absorb(o.policy, o.inbox.take()), serving, t, {
     config, totalLimit: o.totalLimit, cgroupLimit: o.cgroupLimit,
     // The slowest of the last few: a forecast that allows too little time overshoots the limit.
     startupMs: pool.startupMs(),
     only: group.of > 1 ? new Set(handles.map((h) => h.id)) : null,
   });
 
-  for (const v of planRecycles(verdicts, o.recycler.busy, config.recycle.maxConcurrent, o.recycler.waiting)) {
+  // The headroom is read (a file) only when a memory verdict may have to wait for the room.
+  const room = o.headroom && verdicts.some((v) => MEMORY_REASONS.has(v.reason)) ? memoryRoom(o.headroom(), serving) : 0;
+  for (const v of planRecycles(verdicts, o.recycler.busy, config.recycle.maxConcurrent, o.recycler.waiting, room)) {
     o.recycler.recycle(v.slot, v).catch((err) => o.report('error', { err, slot: v.slot }, 'recycle failed'));
   }
   for (const p of probes ?? []) {
@@ -56,7 +62,7 @@ export async function runTick(o) {
     if (h?.id === p.id) o.prober?.probe(h, p).catch((err) => o.report('error', { err, slot: p.slot }, 'heap probe failed'));
   }
   for (const n of notices) o.report(n.level, n.fields, n.msg);
-  return { policy: state, pollMs };
+  return { policy: state, pollMs, nextPollMs };
 }
 
 export const POLL_GROUP = 16;

@@ -71,6 +71,19 @@ export function readMemAvailable() {
   return m ? Number(m[1]) * 1024 : null;
 }
 
+/**
+ * Memory free for more workers now, bytes: the cgroup's limit less its usage where a limit is set
+ * (the container's budget), else the host's MemAvailable; null when neither can be read.
+ */
+export function memoryHeadroom(root = process.env.NODESUP_CGROUP_ROOT ?? DEFAULT_CGROUP_ROOT) {
+  const { memoryLimit } = readCgroup(root);
+  if (memoryLimit !== null) {
+    const used = readCgroupMemoryCurrent(root);
+    return used === null ? null : Math.max(0, memoryLimit - used);
+  }
+  return readMemAvailable();
+}
+
 function layout(root) {
   if (!layouts.has(root)) layouts.set(root, locate(root));
   return layouts.get(root);

@@ -27,6 +27,26 @@ test('planRecycles: maxConcurrent, busy slots skipped, duplicates dropped', (t) 
   t.deepEqual(planRecycles(wanted, new Set([0]), 1), [], 'a slot still starting its replacement holds it');
 });
 
+test('planRecycles: a memory verdict is not held behind the room while the headroom has room; the rest are', (t) => {
+  const wanted = [{ slot: 0, reason: 'max-age' }, { slot: 1, reason: 'rss', predictive: true }, { slot: 2, reason: 'rss' }, { slot: 3, reason: 'manual' }];
+  t.deepEqual(planRecycles(wanted, new Set(), 1).map((v) => v.slot), [2], 'over the limit first, then about to cross, then the rest');
+  t.deepEqual(planRecycles(wanted, new Set([5]), 1, new Set(), 2).map((v) => v.slot), [2, 1], 'slot 5 holds the room; two memory verdicts start beside it');
+  t.deepEqual(planRecycles(wanted, new Set([5]), 1, new Set(), 1).map((v) => v.slot), [2], 'the headroom bounds them');
+  t.deepEqual(planRecycles(wanted, new Set([5]), 1, new Set(), 0), [], 'no headroom known: the room of maxConcurrent holds');
+});
+
+test('memoryRoom: half the headroom in fresh workers (the smallest a serving worker has been), none when unknown', async (t) => {
+  const { memoryRoom } = await import('../../src/core/recycle-plan.js');
+  const MiB = 1024 * 1024;
+  const w = (...rss) => ({ window: { samples: rss.map((r, i) => ({ t: i, rss: r * MiB, treeRss: r * MiB })) } });
+  const fleet = [w(50, 120, 150), w(60, 140), w(55)];
+  t.is(memoryRoom(200 * MiB, fleet), 2, '100 MiB of the 200 free, in 50 MiB workers');
+  t.is(memoryRoom(1000 * MiB, fleet), 3, 'never more than the workers there are');
+  t.is(memoryRoom(60 * MiB, fleet), 0);
+  t.is(memoryRoom(null, fleet), 0);
+  t.is(memoryRoom(200 * MiB, [{ window: { samples: [] } }]), 0);
+});
+
 test('worker states: legal and illegal transitions', (t) => {
   t.true(canTransition('spawning', 'ready'));
   t.true(canTransition('spawning', 'draining'), 'a stop during startup drains it');
