@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startControlServer } from '../../src/primary/control-server.js';
+import { startControlServer } from '../../src/control/server.js';
 
 /** A fresh run dir under the tmpdir, removed when the test ends. */
 export async function tmpRunDir(t) {

@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
-import { request } from '../../src/cli/control-client.js';
+import { request } from '../../src/control/client.js';
 import { NodesupError } from '../../src/errors.js';
-import { startControlServer } from '../../src/primary/control-server.js';
-import { socketPath } from '../../src/run-dir.js';
+import { startControlServer } from '../../src/control/server.js';
+import { socketPath } from '../../src/control/run-dir.js';
 import { fakeHandlers, makeStaleSocket, startServer, tmpRunDir } from './_helpers.js';
 
 test('the server creates the run dir 0700 and the socket 0600', async (t) => {

@@ -1,6 +1,6 @@
 // The commands that talk to a running supervisor over its control socket.
-import { request } from '../control-client.js';
-import { runDir } from '../../run-dir.js';
+import { request } from '../../control/client.js';
+import { runDir } from '../../control/run-dir.js';
 import { NodesupError } from '../../errors.js';
 
 const nameArg = (y) => y.positional('name', { type: 'string', describe: 'supervisor name (optional when only one runs)' });

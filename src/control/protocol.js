@@ -1,5 +1,5 @@
-// The control socket's contract, one definition for both ends (primary/control-*.js serves it,
-// cli/control-client.js speaks it): newline-delimited JSON, one request or reply per line.
+// The control socket's contract, one definition for both ends (server.js and connection.js serve
+// it, client.js speaks it): newline-delimited JSON, one request or reply per line.
 //   request  {v, id, op, args}
 //   reply    {v, id, ok: true, result} | {v, id, ok: false, error: {code, message}}
 

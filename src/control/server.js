@@ -1,14 +1,14 @@
 // The control socket in the primary: claims `<run dir>/<name>.sock` and hands each client to
-// control-connection.js. Anyone who can reach the socket is already us (dir 0700, socket 0600), so
+// connection.js. Anyone who can reach the socket is already us (dir 0700, socket 0600), so
 // the threats are a stale socket, a second supervisor with the same name and buggy clients.
 
 import fs from 'node:fs';
 import net from 'node:net';
 import nodePath from 'node:path';
 import { NodesupError } from '../errors.js';
-import { serveConnection } from './control-connection.js';
-import { ensureRunDir, MAX_SOCKET_PATH_BYTES, socketPath } from '../run-dir.js';
-import { MAX_REQUEST_BYTES } from '../control-protocol.js';
+import { serveConnection } from './connection.js';
+import { ensureRunDir, MAX_SOCKET_PATH_BYTES, socketPath } from './run-dir.js';
+import { MAX_REQUEST_BYTES } from './protocol.js';
 
 const DEFAULTS = Object.freeze({
   maxLineBytes: MAX_REQUEST_BYTES,

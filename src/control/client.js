@@ -3,8 +3,8 @@
 
 import net from 'node:net';
 import { ERROR_CODES, NodesupError } from '../errors.js';
-import { checkRunDir, listSupervisors, runDir, socketPath } from '../run-dir.js';
-import { MAX_REPLY_BYTES, frame, requestMessage } from '../control-protocol.js';
+import { checkRunDir, listSupervisors, runDir, socketPath } from './run-dir.js';
+import { MAX_REPLY_BYTES, frame, requestMessage } from './protocol.js';
 const PROBE_TIMEOUT_MS = 1000;
 
 /** Send one request to supervisor `name` (found in the run dir when omitted) and return its result. */

@@ -3,7 +3,7 @@
 import { once } from 'node:events';
 import net from 'node:net';
 import test from 'ava';
-import { request } from '../../src/cli/control-client.js';
+import { request } from '../../src/control/client.js';
 import { fakeHandlers, rawClient, recordingLogger, startServer, tmpRunDir } from './_helpers.js';
 
 test('garbage gets an error reply and the connection keeps serving', async (t) => {

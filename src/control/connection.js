@@ -2,7 +2,7 @@
 // out. Every buffer is bounded and nothing a client sends can throw out of here into the primary.
 
 import { ERROR_CODES } from '../errors.js';
-import { CONTROL_VERSION, OPS, frame, okReply, errorReply } from '../control-protocol.js';
+import { CONTROL_VERSION, OPS, frame, okReply, errorReply } from './protocol.js';
 
 const DISCARD_MS = 5000;
 
