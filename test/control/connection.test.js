@@ -1,10 +1,10 @@
-// The wire protocol under abuse: raw sockets, garbage, huge lines, clients that never read.
+// One connection under abuse: raw sockets, garbage, huge lines, clients that never read.
 
 import { once } from 'node:events';
 import net from 'node:net';
 import test from 'ava';
 import { request } from '../../src/control/client.js';
-import { fakeHandlers, rawClient, recordingLogger, startServer, tmpRunDir } from './_helpers.js';
+import { fakeHandlers, rawClient, recordingReport, startServer, tmpRunDir } from './_helpers.js';
 
 test('garbage gets an error reply and the connection keeps serving', async (t) => {
   const dir = await tmpRunDir(t);
@@ -40,6 +40,20 @@ test('malformed requests each get an error reply carrying their id when there is
   c.send('');
   c.send({ v: 1, id: 9, op: 'ping' });
   t.like(await c.next(), { id: 9, ok: true }, 'blank lines are ignored');
+});
+
+test('CRLF lines and a UTF-8 id split across writes are read like any other', async (t) => {
+  const dir = await tmpRunDir(t);
+  const server = await startServer(t, { dir });
+  const c = await rawClient(t, server.path);
+  c.sock.write(`${JSON.stringify({ v: 1, id: 'a', op: 'ping' })}\r\n`);
+  t.like(await c.next(), { id: 'a', ok: true });
+  const line = Buffer.from(`${JSON.stringify({ v: 1, id: 'slot-€', op: 'ping' })}\n`);
+  const cut = line.indexOf(Buffer.from('€')) + 1; // inside the three bytes of '€'
+  c.sock.write(line.subarray(0, cut));
+  await new Promise((resolve) => setImmediate(resolve));
+  c.sock.write(line.subarray(cut));
+  t.like(await c.next(), { id: 'slot-€', ok: true });
 });
 
 test('many requests pipelined on one connection are all answered', async (t) => {
@@ -105,8 +119,8 @@ test('a client that never reads is dropped once its backlog is too big; memory s
   const dir = await tmpRunDir(t);
   const big = { slots: Array.from({ length: 2000 }, (_, slot) => ({ slot, history: Array(64).fill(123456789) })) };
   const handlers = fakeHandlers({ status: () => (handlers.calls.push(['status']), big) });
-  const logger = recordingLogger();
-  const server = await startServer(t, { dir, handlers, logger });
+  const log = recordingReport();
+  const server = await startServer(t, { dir, handlers, report: log.report });
   t.true(JSON.stringify(big).length > 1024 * 1024, 'each reply is over 1 MiB');
 
   const sock = net.connect(server.path);
@@ -116,7 +130,7 @@ test('a client that never reads is dropped once its backlog is too big; memory s
   sock.pause(); // never read (so we would not even notice the close)
   const sent = 200;
   sock.write(Array.from({ length: sent }, (_, i) => JSON.stringify({ v: 1, id: i, op: 'status' })).join('\n') + '\n');
-  await logger.waitFor('warn', /does not read its replies/);
+  await log.waitFor('warn', /does not read its replies/);
 
   // Replies stop being produced once the backlog passes 4 MiB: far fewer than were asked for.
   t.true(handlers.calls.length < 40, `status ran ${handlers.calls.length} times`);
@@ -127,8 +141,8 @@ test('a client that never reads is dropped once its backlog is too big; memory s
 test('a client that never reads small replies is throttled, not buffered', async (t) => {
   const dir = await tmpRunDir(t);
   const handlers = fakeHandlers();
-  const logger = recordingLogger();
-  const server = await startServer(t, { dir, handlers, logger, limits: { idleTimeoutMs: 200 } });
+  const log = recordingReport();
+  const server = await startServer(t, { dir, handlers, report: log.report, limits: { idleTimeoutMs: 200 } });
   const sock = net.connect(server.path);
   t.teardown(() => sock.destroy());
   sock.on('error', () => {});
@@ -137,7 +151,7 @@ test('a client that never reads small replies is throttled, not buffered', async
   const asked = 250_000; // ~10 MB of requests, ~25 MB of replies if the server answered them all
   sock.write(JSON.stringify({ v: 1, id: 1, op: 'status' }).concat('\n').repeat(asked));
   // The server stopped reading from us, so the connection went idle and timed out.
-  await logger.waitFor('debug', /idle; disconnected/);
+  await log.waitFor('debug', /idle; disconnected/);
   t.true(handlers.calls.length < asked / 10, `answered ${handlers.calls.length} of ${asked}`);
   t.true((await request({ name: 'api', dir, op: 'ping' })).pong);
 });
@@ -162,5 +176,7 @@ test('close() drops connected clients', async (t) => {
   t.is(server.connections, 2);
   await server.close();
   await Promise.all([a.closed, b.closed]);
-  t.pass();
+  t.is(server.connections, 0);
+  t.true(a.sock.destroyed && b.sock.destroyed, 'both clients saw their connection end');
+  await t.throwsAsync(request({ name: 'api', dir, op: 'ping' }), { code: 'NODESUP_ERR_NOT_RUNNING' }, 'and nobody listens any more');
 });
