@@ -53,8 +53,8 @@ export const controlCommands = [
       const report = await ask(argv, 'inspect', { slot: parseSlot(argv.slot), heapSnapshot });
       if (argv.json) print(report);
       else {
-        const { formatInspect } = await import('../inspect-text.js');
-        process.stdout.write(formatInspect(report));
+        const { inspectText } = await import('../../report/inspect-text.js');
+        process.stdout.write(inspectText(report));
       }
     },
   },

@@ -1,9 +1,11 @@
-// Plain text of an inspect report for `nodesup inspect` (no colours: it may be piped), ≤ 100
-// columns. The report's shape is src/primary/inspect.js's; anything unknown prints as '-'.
+// One worker's inspect report as lines of text: the one renderer, for `nodesup inspect` (plain, it
+// may be piped, 100 columns) and the status screen's overlay (the terminal's width, colour). The
+// report's shape is src/primary/inspect.js's; anything unknown prints as '-'. Its findings are worded
+// here, once, from the report's data, so that they agree with each other.
 import { formatBytes, formatDuration } from '../units.js';
-import { wrap } from '../report/ansi.js';
+import { clean, paint, truncate, wrap } from './ansi.js';
 
-const WIDTH = 100;
+const WIDTH = 100; // the CLI's, and the most any line is wrapped to
 const MIN = 60;
 const known = (v) => v !== null && v !== undefined && Number.isFinite(v);
 const dash = (v, f = String) => (known(v) ? f(v) : '-');
@@ -12,6 +14,7 @@ const pct = (part, whole) => (known(part) && known(whole) && whole > 0 ? share(p
 const ms = (v) => dash(v, (x) => (x === 0 ? '0 ms' : x < 10 ? `${x.toFixed(2)} ms` : `${Math.round(x)} ms`));
 const perMin = (perSec) => dash(perSec, (x) => `${x >= 0 ? '+' : '-'}${formatBytes(Math.abs(x) * MIN)}/min`);
 const secs = (s) => dash(s, (x) => (x === 0 ? 'now' : formatDuration(x * 1000)));
+const r2 = (v) => dash(v, (x) => x.toFixed(2));
 
 function share(f) {
   if (!known(f)) return '-';
@@ -29,20 +32,27 @@ const GC_KINDS = { minor: 'minor (scavenge)', major: 'major (mark-compact)', inc
 
 /** Columns padded to widths; the first left-aligned, the rest right-aligned. */
 function table(rows, widths, indent = '  ') {
-  return rows.map((r) => `${indent}${r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ')}`.trimEnd());
+  return rows.map((r) => `${indent}${r.map((c, i) => (i === 0 ? clean(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ')}`.trimEnd());
 }
 
-function header(r) {
+// A line longer than w wraps, its continuation lines indented under its text.
+const fit = (w) => (line) => {
+  if (line.length <= w) return [line];
+  const indent = /^ */.exec(line)[0];
+  return wrap(line, w - indent.length - 2).map((x, i) => `${indent}${i ? '  ' : ''}${x}`);
+};
+
+function header(r, w) {
   const s = r.sample ?? {};
   const parts = [`nodesup inspect: slot ${dash(r.slot)}`, `pid ${dash(r.pid)}`, `up ${dash(r.uptimeMs, formatDuration)}`];
   if (known(s.requests)) parts.push(`${s.requests} requests`);
   const flags = (r.execArgv ?? []).filter((a, i, all) => a !== '--import' && all[i - 1] !== '--import');
   const lines = [parts.join(' · ')];
-  if (flags.length) lines.push(...wrap(`node flags: ${flags.join(' ')}`, WIDTH));
+  if (flags.length) lines.push(...wrap(`node flags: ${flags.join(' ')}`, w));
   return lines;
 }
 
-function breakdown(r) {
+function breakdown(r, w) {
   const s = r.sample ?? {};
   const l = r.limits ?? {};
   const total = s.treeRss ?? s.rss;
@@ -60,12 +70,12 @@ function breakdown(r) {
     ['native (RSS − heap − ext.)', bytes(s.native), pct(s.native, total), limit(s.native, l.native)],
     [`children (${dash(s.children)} processes)`, bytes(s.childrenRss), pct(s.childrenRss, total), ''],
   ];
-  const res = r.resources ? Object.entries(r.resources).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ') : '';
+  const res = r.resources ? Object.entries(r.resources).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${clean(k)} ${n}`).join(', ') : '';
   return [
     'Memory',
     ...table(rows, [28, 10, 7, 22]),
     `  open file descriptors ${dash(s.fds)} · active handles ${dash(s.handles)}${res ? ` (${res})` : ''}`,
-  ].flatMap((line) => (line.length > WIDTH ? wrap(line, WIDTH).map((x, i) => (i ? `    ${x}` : x)) : [line]));
+  ].flatMap(fit(w));
 }
 
 function heapSpaces(r) {
@@ -106,43 +116,64 @@ function trend(r) {
     `  RSS ${perMin(t.rssPerSec)} · heap baseline ${perMin(t.heapPerSec)} · rss limit reached in ${secs(t.rssLimitInSec)}`];
 }
 
+function leakLine(L) {
+  if (L.kind === 'handles') return `  leak (handles): ${clean(L.summary) || '-'} (r² ${r2(L.r2)})`;
+  const what = L.confirm ? `heap after a full GC (${L.confirm.forcedGcs} forced, longest pause ${dash(L.confirm.maxPauseMs)} ms)` : FIELD_NAMES[L.field] ?? (clean(L.field) || 'memory');
+  const over = known(L.windowMs) ? ` over ${formatDuration(L.windowMs)}` : '';
+  return `  leak (${clean(L.kind)}): ${what} grows ${perMin(L.growthBytesPerSec)}${over} (r² ${r2(L.r2)}), limit reached in ${secs(L.projectedLimitInSec)}`;
+}
+
+// One story from the data: a leak (named, or suspected and being confirmed), then where it is
+// retained, then a step; "no leak" only when none of them is there.
 function findings(r) {
+  const L = r.leak ?? null;
+  const points = r.sites?.points ?? 0;
+  const suspected = !L && points > 0;
+  const heap = L?.kind === 'heap' || suspected;
   const out = [];
-  if (r.leak?.kind === 'handles') {
-    out.push(`  leak (handles): ${r.leak.summary ?? '-'} (r² ${dash(r.leak.r2, (x) => x.toFixed(2))})`);
-  } else if (r.leak) {
-    const L = r.leak;
-    const what = L.confirm ? `heap after a full GC (${L.confirm.forcedGcs} forced, longest pause ${dash(L.confirm.maxPauseMs)} ms)` : FIELD_NAMES[L.field] ?? L.field ?? 'memory';
-    const over = known(L.windowMs) ? ` over ${formatDuration(L.windowMs)}` : '';
-    out.push(`  leak (${L.kind}): ${what} grows ${perMin(L.growthBytesPerSec)}${over}`
-      + ` (r² ${dash(L.r2, (x) => x.toFixed(2))}), limit reached in ${secs(L.projectedLimitInSec)}`);
+  if (L) out.push(leakLine(L));
+  if (suspected) {
+    out.push(`  heap leak suspected, not confirmed yet: ${points} point${points === 1 ? '' : 's'} of the heap after a full GC so far; a verdict names the retaining code`);
   }
-  if (r.sites?.sites?.length) {
+  const sites = r.sites?.sites ?? L?.sites ?? null;
+  const unavailable = r.sites?.profiler ?? L?.sitesUnavailable ?? null;
+  if (sites?.length) {
     out.push('  retained by:');
-    for (const s of r.sites.sites) out.push(`    ${s.fn} (${s.file}:${s.line}) ${perMin(s.bytesPerMin / 60)}, ${Math.round(s.share * 100)} %`);
-  } else if (r.sites?.why) {
-    out.push(`  sites: ${r.sites.why}`);
+    for (const s of sites) out.push(`    ${clean(s.fn)} (${clean(s.file)}:${s.line}) ${perMin(s.bytesPerMin / 60)}, ${Math.round(s.share * 100)} %`);
+  } else if (heap && unavailable) {
+    out.push(`  retaining code not known: ${clean(unavailable)}`);
+  } else if (L?.kind === 'heap') {
+    out.push('  retaining code not named: the sampling heap profiler runs only while a heap leak is being confirmed');
   }
   if (r.step) {
     const S = r.step;
     const ago = known(S.at) && known(r.sample?.t) ? `, ${formatDuration(Math.max(0, r.sample.t - S.at))} ago` : '';
-    out.push(`  step: ${FIELD_NAMES[S.field] ?? S.field} rose ${bytes(S.stepBytes)} (${bytes(S.from)} → ${bytes(S.to)})${ago} and stayed`);
+    out.push(`  step: ${FIELD_NAMES[S.field] ?? clean(S.field)} rose ${bytes(S.stepBytes)} (${bytes(S.from)} → ${bytes(S.to)})${ago} and stayed`);
   }
-  if (!r.leak && !r.step) out.unshift('  no leak and no step change in the window');
-  return ['Findings', ...out.flatMap((l) => (l.length > WIDTH ? wrap(l.trim(), WIDTH - 4).map((x, i) => (i ? `    ${x}` : `  ${x}`)) : [l]))];
+  if (!L && !suspected && !r.step) out.push('  no leak and no step change in the window');
+  return ['Findings', ...out];
 }
 
-function advice(r) {
+function advice(r, w) {
   const items = Array.isArray(r.advice) ? r.advice : [];
   if (!items.length) return ['Advice', '  nothing to advise'];
-  return ['Advice', ...items.flatMap((a) => wrap(typeof a === 'string' ? a : a.message, WIDTH - 4).map((l, i) => (i ? `    ${l}` : `  • ${l}`)))];
+  return ['Advice', ...items.flatMap((a) => wrap(typeof a === 'string' ? a : a?.message, w - 4).map((l, i) => (i ? `    ${l}` : `  • ${l}`)))];
 }
 
-/** The report as lines of text, ending in a newline. */
-export function formatInspect(report) {
-  if (!report || typeof report !== 'object') return 'inspect: no report\n';
-  const sections = [header(report), breakdown(report), heapSpaces(report), gc(report), eventLoop(report),
-    mappings(report), trend(report), findings(report), advice(report)];
-  if (report.heapSnapshot?.file) sections.push([`Heap snapshot written to ${report.heapSnapshot.file}`]);
-  return `${sections.map((s) => s.join('\n')).join('\n\n')}\n`;
+/**
+ * The report as lines: wrapped to `width` (at most 100 columns), every line cut to it, section
+ * titles bold with `color`.
+ */
+export function renderInspect(report, { width = WIDTH, color = false } = {}) {
+  const cols = Math.max(1, Math.floor(width || WIDTH));
+  if (!report || typeof report !== 'object') return [truncate('inspect: no report', cols)];
+  const w = Math.max(40, Math.min(WIDTH, cols));
+  const sections = [header(report, w), breakdown(report, w), heapSpaces(report), gc(report), eventLoop(report),
+    mappings(report), trend(report), findings(report).flatMap(fit(w)), advice(report, w)];
+  if (report.heapSnapshot?.file) sections.push([`Heap snapshot written to ${clean(report.heapSnapshot.file)}`]);
+  const lines = sections.flatMap((s, i) => [...(i ? [''] : []), paint(s[0], 'bold', color), ...s.slice(1)]);
+  return lines.map((l) => truncate(l, cols));
 }
+
+/** The report as text for a terminal or a pipe, ending in one newline. */
+export const inspectText = (report) => `${renderInspect(report).join('\n')}\n`;
