@@ -48,7 +48,7 @@ export async function inspectWorker({ slots, pool, config, cgroupLimit, now, lea
   return report;
 }
 
-// Which code retains the growth, as data (report/inspect-text.js words it): the sites a verdict
+// Which code retains the growth, as data (report/inspect-view.js words it): the sites a verdict
 // named, how many confirmation points a suspected heap leak has, and why the profiler gave none.
 function sitesView(found, points) {
   return {

@@ -8,7 +8,7 @@ import { paint, visibleWidth, truncate, pad, clean } from './ansi.js';
 import { chooseColumns, growthPerMinute, limitTone, shortBytes, shortMs, percent } from './status-columns.js';
 
 export { visibleWidth } from './ansi.js';
-export { renderInspect } from './inspect-text.js';
+export { renderInspect } from './inspect-view.js';
 
 const BARS = '▁▂▃▄▅▆▇█';
 // Below this spread the history is flat for a person: a few hundred KiB of allocator noise must

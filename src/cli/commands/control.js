@@ -53,7 +53,7 @@ export const controlCommands = [
       const report = await ask(argv, 'inspect', { slot: parseSlot(argv.slot), heapSnapshot });
       if (argv.json) print(report);
       else {
-        const { inspectText } = await import('../../report/inspect-text.js');
+        const { inspectText } = await import('../../report/inspect-view.js');
         process.stdout.write(inspectText(report));
       }
     },

@@ -2,7 +2,7 @@
 // sizes), parts as shares of RSS, nothing past 100 columns (or the terminal's width), unknowns as
 // '-', and findings that agree with each other.
 import test from 'ava';
-import { inspectText, renderInspect } from '../../src/report/inspect-text.js';
+import { inspectText, renderInspect } from '../../src/report/inspect-view.js';
 import { visibleWidth } from '../../src/report/ansi.js';
 
 const MiB = 1024 * 1024;
