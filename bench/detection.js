@@ -25,7 +25,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseDuration, parseRate } from '../src/units.js';
-import { request } from '../src/cli/control-client.js';
+import { request } from '../src/control/client.js';
 import { LEAK_THRESHOLDS } from '../src/core/leak-detector.js';
 import { freePort } from './lib/spawn.js';
 import { writeSection } from './lib/results.js';

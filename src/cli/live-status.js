@@ -2,7 +2,7 @@
 // running supervisor through one reused control connection. The screen polls `status` on it while
 // an action (a reload takes a few seconds per slot) waits for its reply on the same socket: replies
 // carry request ids, so a slow `reload` never holds a snapshot back.
-import { connect } from './control-client.js';
+import { connect } from '../control/client.js';
 import { runStatusScreen } from '../report/status-screen.js';
 import { EXIT, NodesupError } from '../errors.js';
 export { recycleOutcome, reloadOutcome } from '../report/action-outcome.js';

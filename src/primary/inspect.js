@@ -48,13 +48,14 @@ export async function inspectWorker({ slots, pool, config, cgroupLimit, now, lea
   return report;
 }
 
-// Which code retains the growth, or why that is not known.
+// Which code retains the growth, as data (report/inspect-view.js words it): the sites a verdict
+// named, how many confirmation points a suspected heap leak has, and why the profiler gave none.
 function sitesView(found, points) {
-  if (found?.sites?.length) return { sites: found.sites, why: null };
-  const reason = points.findLast((p) => p.profiler)?.profiler;
-  if (reason) return { sites: null, why: reason };
-  if (!points.length) return { sites: null, why: 'no heap leak suspected: the sampling heap profiler runs only while one is' };
-  return { sites: null, why: 'a heap leak is suspected and being confirmed; sites follow with the verdict' };
+  return {
+    sites: found?.sites?.length ? found.sites : null,
+    points: points.length,
+    profiler: points.findLast((p) => p.profiler)?.profiler ?? null,
+  };
 }
 
 // A heap snapshot costs about the heap's size again in the worker, and a file as large: refused,

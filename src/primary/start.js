@@ -8,11 +8,11 @@ import { createLogger } from '../report/logger.js';
 import { logEvents } from '../report/log-listener.js';
 import { openSink } from './app-output.js';
 import { EVENTS } from '../constants.js';
-import { runDir, ensureRunDir } from '../run-dir.js';
-import { startControlServer } from './control-server.js';
+import { runDir, ensureRunDir } from '../control/run-dir.js';
+import { startControlServer } from '../control/server.js';
 import { Supervisor } from './supervisor.js';
 import { handleSignals } from './signals.js';
-import { controlHandlers } from './control-handlers.js';
+import { controlHandlers } from '../control/handlers.js';
 
 /** Run a validated config until it stops. */
 export async function runSupervisor(config, { loadConfig: reload = null } = {}) {
@@ -30,7 +30,7 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
   sup = new Supervisor(config, { output: { stdout: out, stderr: err, prefix: config.log.format === 'pretty' }, loadConfig: reload });
 
   logEvents(sup.events, logger);
-  const control = await startControlServer({ name: config.name, dir, handlers: controlHandlers(sup), logger });
+  const control = await startControlServer({ name: config.name, dir, handlers: controlHandlers(sup), report: (level, fields, msg) => sup.emit(level, fields, msg) });
   let metricsServer = null;
   let metrics = null;
   if (config.metrics) {

@@ -1,72 +1,179 @@
-// The inspect overlay as a pure function: a free-form report object → aligned key/value lines,
-// then its advice. The report's shape belongs to the primary and may grow; numbers are shown in
-// the unit their key suggests (bytes, durations, shares) so a new field reads well without a change.
-
+// One worker's inspect report as lines of text: the one renderer, for `nodesup inspect` (plain, it
+// may be piped, 100 columns) and the status screen's overlay (the terminal's width, colour). The
+// report's shape is src/primary/inspect.js's; anything unknown prints as '-'. Its findings are worded
+// here, once, from the report's data, so that they agree with each other.
 import { formatBytes, formatDuration } from '../units.js';
-import { paint, truncate, clean, wrap } from './ansi.js';
-import { percent } from './status-columns.js';
+import { clean, paint, truncate, wrap } from './ansi.js';
 
-const MAX_DEPTH = 3;
-const DURATION_KEY = /(?:^ms|Ms|_ms|[dD]uration|[uU]ptime|^age|Age|[tT]imeout)$/;
-const SHARE_KEY = /(ratio|fraction|share|elu|utilization)$/i;
-const COUNT_KEY = /(?:[cC]ount|[nN]umber|pid|slot|fds|handles|requests|children|code)$/;
-const BYTES_KEY = /(bytes|rss|pss|anon|heap|external|arraybuffers|native|memory|size|space|used|limit|capacity|available)/i;
+const WIDTH = 100; // the CLI's, and the most any line is wrapped to
+const MIN = 60;
+const known = (v) => v !== null && v !== undefined && Number.isFinite(v);
+const dash = (v, f = String) => (known(v) ? f(v) : '-');
+const bytes = (v) => dash(v, formatBytes);
+const pct = (part, whole) => (known(part) && known(whole) && whole > 0 ? share(part / whole) : '-');
+const ms = (v) => dash(v, (x) => (x === 0 ? '0 ms' : x < 10 ? `${x.toFixed(2)} ms` : `${Math.round(x)} ms`));
+const perMin = (perSec) => dash(perSec, (x) => `${x >= 0 ? '+' : '-'}${formatBytes(Math.abs(x) * MIN)}/min`);
+const secs = (s) => dash(s, (x) => (x === 0 ? 'now' : formatDuration(x * 1000)));
+const r2 = (v) => dash(v, (x) => x.toFixed(2));
 
-/** Lines of the inspect overlay for one worker's report. */
-export function renderInspect(report, { width = 80, color = false } = {}) {
-  width = Math.max(1, Math.floor(width || 80));
-  if (!report || typeof report !== 'object') return [truncate(`inspect: ${clean(report) || 'no report'}`, width)];
-  const { advice, slot, pid, ...rest } = report;
-  const title = `inspect${slot != null ? ` slot ${slot}` : ''}${pid != null ? ` pid ${pid}` : ''}`;
-  const lines = [paint(title, 'bold', color), ...fields(rest, 0, color)];
-  const items = Array.isArray(advice) ? advice : advice ? [advice] : [];
-  if (items.length) {
-    lines.push('', paint('advice', 'bold', color));
-    for (const item of items) lines.push(...adviceLines(item, width, color));
-  }
-  return lines.map((l) => truncate(l, width));
+function share(f) {
+  if (!known(f)) return '-';
+  const p = f * 100;
+  return p > 0 && p < 9.95 ? `${p.toFixed(1)}%` : `${Math.round(p)}%`;
 }
 
-function fields(obj, depth, color) {
-  const indent = '  '.repeat(depth + 1);
-  const keyWidth = Math.min(24, Math.max(0, ...Object.keys(obj).map((k) => clean(k).length)));
-  const out = [];
-  for (const [k, v] of Object.entries(obj)) {
-    const key = clean(k).padEnd(keyWidth);
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && depth < MAX_DEPTH) {
-      out.push(`${indent}${paint(clean(k), 'dim', color)}`, ...fields(v, depth + 1, color));
-    } else if (Array.isArray(v) && v.some((x) => x !== null && typeof x === 'object')) {
-      out.push(`${indent}${paint(clean(k), 'dim', color)}`);
-      for (const x of v) out.push(`${indent}  - ${oneLine(x, k)}`);
-    } else {
-      out.push(`${indent}${key}  ${Array.isArray(v) ? v.map((x) => show(k, x)).join(', ') : show(k, v)}`);
-    }
+// Words for the sample fields the detectors name.
+const FIELD_NAMES = {
+  treeRss: 'RSS (tree)', rss: 'RSS', heapUsed: 'V8 heap', heapFloor: 'V8 heap after GC', heapTotal: 'V8 heap total',
+  external: 'external memory', childrenRss: 'child processes', native: 'native memory',
+};
+
+const GC_KINDS = { minor: 'minor (scavenge)', major: 'major (mark-compact)', incremental: 'incremental marking', weakcb: 'weak callbacks' };
+
+/** Columns padded to widths; the first left-aligned, the rest right-aligned. */
+function table(rows, widths, indent = '  ') {
+  return rows.map((r) => `${indent}${r.map((c, i) => (i === 0 ? clean(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ')}`.trimEnd());
+}
+
+// A line longer than w wraps, its continuation lines indented under its text.
+const fit = (w) => (line) => {
+  if (line.length <= w) return [line];
+  const indent = /^ */.exec(line)[0];
+  return wrap(line, w - indent.length - 2).map((x, i) => `${indent}${i ? '  ' : ''}${x}`);
+};
+
+function header(r, w) {
+  const s = r.sample ?? {};
+  const parts = [`nodesup inspect: slot ${dash(r.slot)}`, `pid ${dash(r.pid)}`, `up ${dash(r.uptimeMs, formatDuration)}`];
+  if (known(s.requests)) parts.push(`${s.requests} requests`);
+  const flags = (r.execArgv ?? []).filter((a, i, all) => a !== '--import' && all[i - 1] !== '--import');
+  const lines = [parts.join(' · ')];
+  if (flags.length) lines.push(...wrap(`node flags: ${flags.join(' ')}`, w));
+  return lines;
+}
+
+function breakdown(r, w) {
+  const s = r.sample ?? {};
+  const l = r.limits ?? {};
+  const total = s.treeRss ?? s.rss;
+  const limit = (v, lim) => (known(lim) ? `${formatBytes(lim)} (${pct(v, lim)})` : '');
+  const rows = [
+    ['part', 'size', 'of RSS', 'limit (used)'],
+    ['RSS, worker + children', bytes(total), known(total) ? '100%' : '-', limit(total, l.rss)],
+    ['worker RSS', bytes(s.rss), pct(s.rss, total), ''],
+    ['PSS, worker + children', bytes(s.treePss ?? s.pss), pct(s.treePss ?? s.pss, total), ''],
+    ['V8 heap used', bytes(s.heapUsed), pct(s.heapUsed, total), limit(s.heapUsed, l.heapUsed)],
+    ['V8 heap total', bytes(s.heapTotal), pct(s.heapTotal, total), ''],
+    ['V8 heap limit', bytes(s.heapLimit), '', known(s.heapLimit) ? `heap used ${pct(s.heapUsed, s.heapLimit)}` : ''],
+    ['external (Buffers etc.)', bytes(s.external), pct(s.external, total), ''],
+    ['  of which arrayBuffers', bytes(s.arrayBuffers), pct(s.arrayBuffers, total), ''],
+    ['native (RSS − heap − ext.)', bytes(s.native), pct(s.native, total), limit(s.native, l.native)],
+    [`children (${dash(s.children)} processes)`, bytes(s.childrenRss), pct(s.childrenRss, total), ''],
+  ];
+  const res = r.resources ? Object.entries(r.resources).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${clean(k)} ${n}`).join(', ') : '';
+  return [
+    'Memory',
+    ...table(rows, [28, 10, 7, 22]),
+    `  open file descriptors ${dash(s.fds)} · active handles ${dash(s.handles)}${res ? ` (${res})` : ''}`,
+  ].flatMap(fit(w));
+}
+
+function heapSpaces(r) {
+  if (!Array.isArray(r.heapSpaces)) return ['Heap spaces', '  -'];
+  const shown = r.heapSpaces.filter((x) => x.size > 0);
+  const rows = [['space', 'size', 'used', 'used %'], ...shown.map((x) => [x.name, bytes(x.size), bytes(x.used), pct(x.used, x.size)])];
+  const empty = r.heapSpaces.length - shown.length;
+  const note = empty ? [`  (${empty} empty space${empty === 1 ? '' : 's'} not shown)`] : [];
+  return ['Heap spaces', ...table(rows, [26, 10, 10, 7]), ...note];
+}
+
+function gc(r) {
+  const out = ['GC'];
+  const kinds = r.gcByKind ? Object.entries(r.gcByKind) : [];
+  if (kinds.length) {
+    const rows = [['kind', 'count', 'time'], ...kinds.map(([k, v]) => [GC_KINDS[k] ?? k, dash(v?.count), ms(v?.ms)])];
+    out.push(...table(rows, [26, 10, 10]));
   }
+  const s = r.sample ?? {};
+  out.push(`  GC share of wall time, last minute: ${share(r.gcShare)} · total ${dash(s.gcCount)} GCs, ${ms(s.gcMs)}`);
   return out;
 }
 
-function oneLine(x, parentKey) {
-  if (x === null || typeof x !== 'object') return show(parentKey, x);
-  return Object.entries(x).map(([k, v]) => `${clean(k)} ${typeof v === 'object' && v !== null ? clean(JSON.stringify(v)) : show(k, v)}`).join('  ');
+function eventLoop(r) {
+  const s = r.sample ?? {};
+  return ['Event loop', `  utilization ${share(s.elu)} · delay p50 ${ms(s.delayP50)} · p99 ${ms(s.delayP99)}`];
 }
 
-/** A value as people read it, in the unit its key suggests. */
-export function show(key, v) {
-  if (v === null || v === undefined) return '-';
-  if (typeof v === 'boolean') return v ? 'yes' : 'no';
-  if (typeof v === 'object') return clean(JSON.stringify(v));
-  if (typeof v !== 'number') return clean(v);
-  if (!Number.isFinite(v)) return String(v);
-  if (SHARE_KEY.test(key) && v >= 0 && v <= 1) return percent(v);
-  if (DURATION_KEY.test(key)) return formatDuration(v);
-  if (COUNT_KEY.test(key) || !BYTES_KEY.test(key)) return Number.isInteger(v) ? String(v) : v.toFixed(2);
-  return formatBytes(v);
+function mappings(r) {
+  const m = r.mappings;
+  if (!m) return ['Mappings', '  - (smaps not readable)'];
+  return ['Mappings', `  ${dash(m.anonymous)} anonymous, ${dash(m.v8Pages)} of them V8's 256 KiB pages · anonymous RSS ${bytes(m.anonRss)}`];
 }
 
-function adviceLines(item, width, color) {
-  const text = typeof item === 'string' ? item : item?.message ?? item?.text ?? JSON.stringify(item);
-  const level = typeof item === 'object' && item ? item.level ?? item.severity : null;
-  const tone = level === 'error' || level === 'critical' ? 'red' : level === 'warn' || level === 'warning' ? 'yellow' : null;
-  const body = wrap(text, Math.max(10, width - 4));
-  return body.map((l, i) => (i === 0 ? `  ${paint('•', tone, color)} ${paint(l, tone, color)}` : `    ${paint(l, tone, color)}`));
+function trend(r) {
+  const t = r.trend ?? {};
+  return ['Trend (last minute)',
+    `  RSS ${perMin(t.rssPerSec)} · heap baseline ${perMin(t.heapPerSec)} · rss limit reached in ${secs(t.rssLimitInSec)}`];
 }
+
+function leakLine(L) {
+  if (L.kind === 'handles') return `  leak (handles): ${clean(L.summary) || '-'} (r² ${r2(L.r2)})`;
+  const what = L.confirm ? `heap after a full GC (${L.confirm.forcedGcs} forced, longest pause ${dash(L.confirm.maxPauseMs)} ms)` : FIELD_NAMES[L.field] ?? (clean(L.field) || 'memory');
+  const over = known(L.windowMs) ? ` over ${formatDuration(L.windowMs)}` : '';
+  return `  leak (${clean(L.kind)}): ${what} grows ${perMin(L.growthBytesPerSec)}${over} (r² ${r2(L.r2)}), limit reached in ${secs(L.projectedLimitInSec)}`;
+}
+
+// One story from the data: a leak (named, or suspected and being confirmed), then where it is
+// retained, then a step; "no leak" only when none of them is there.
+function findings(r) {
+  const L = r.leak ?? null;
+  const points = r.sites?.points ?? 0;
+  const suspected = !L && points > 0;
+  const heap = L?.kind === 'heap' || suspected;
+  const out = [];
+  if (L) out.push(leakLine(L));
+  if (suspected) {
+    out.push(`  heap leak suspected, not confirmed yet: ${points} point${points === 1 ? '' : 's'} of the heap after a full GC so far; a verdict names the retaining code`);
+  }
+  const sites = r.sites?.sites ?? L?.sites ?? null;
+  const unavailable = r.sites?.profiler ?? L?.sitesUnavailable ?? null;
+  if (sites?.length) {
+    out.push('  retained by:');
+    for (const s of sites) out.push(`    ${clean(s.fn)} (${clean(s.file)}:${s.line}) ${perMin(s.bytesPerMin / 60)}, ${Math.round(s.share * 100)} %`);
+  } else if (heap && unavailable) {
+    out.push(`  retaining code not known: ${clean(unavailable)}`);
+  } else if (L?.kind === 'heap') {
+    out.push('  retaining code not named: the sampling heap profiler runs only while a heap leak is being confirmed');
+  }
+  if (r.step) {
+    const S = r.step;
+    const ago = known(S.at) && known(r.sample?.t) ? `, ${formatDuration(Math.max(0, r.sample.t - S.at))} ago` : '';
+    out.push(`  step: ${FIELD_NAMES[S.field] ?? clean(S.field)} rose ${bytes(S.stepBytes)} (${bytes(S.from)} → ${bytes(S.to)})${ago} and stayed`);
+  }
+  if (!L && !suspected && !r.step) out.push('  no leak and no step change in the window');
+  return ['Findings', ...out];
+}
+
+function advice(r, w) {
+  const items = Array.isArray(r.advice) ? r.advice : [];
+  if (!items.length) return ['Advice', '  nothing to advise'];
+  return ['Advice', ...items.flatMap((a) => wrap(typeof a === 'string' ? a : a?.message, w - 4).map((l, i) => (i ? `    ${l}` : `  • ${l}`)))];
+}
+
+/**
+ * The report as lines: wrapped to `width` (at most 100 columns), every line cut to it, section
+ * titles bold with `color`.
+ */
+export function renderInspect(report, { width = WIDTH, color = false } = {}) {
+  const cols = Math.max(1, Math.floor(width || WIDTH));
+  if (!report || typeof report !== 'object') return [truncate('inspect: no report', cols)];
+  const w = Math.max(40, Math.min(WIDTH, cols));
+  const sections = [header(report, w), breakdown(report, w), heapSpaces(report), gc(report), eventLoop(report),
+    mappings(report), trend(report), findings(report).flatMap(fit(w)), advice(report, w)];
+  if (report.heapSnapshot?.file) sections.push([`Heap snapshot written to ${clean(report.heapSnapshot.file)}`]);
+  const lines = sections.flatMap((s, i) => [...(i ? [''] : []), paint(s[0], 'bold', color), ...s.slice(1)]);
+  return lines.map((l) => truncate(l, cols));
+}
+
+/** The report as text for a terminal or a pipe, ending in one newline. */
+export const inspectText = (report) => `${renderInspect(report).join('\n')}\n`;

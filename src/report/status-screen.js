@@ -29,7 +29,8 @@ export function runStatusScreen({
     let note = null; // { text, level, until }
     let fetchError = null;
     let failingSince = null;
-    let overlay = null; // inspect report, shown until any key
+    let overlay = null; // inspect report, shown until any key but the scroll keys
+    let overlayTop = 0; // its first line on screen: the report is longer than most terminals
     let timer = null;
     let done = false;
     const raw = Boolean(input.isTTY && typeof input.setRawMode === 'function');
@@ -43,8 +44,11 @@ export function runStatusScreen({
       const message = fetchError ? { text: fetchError, level: 'error' } : note && note.until > Date.now() ? note : null;
       let lines;
       if (overlay) {
-        const body = renderInspect(overlay, { width, color }).slice(0, Math.max(0, height - 1));
-        lines = [...body, paint(truncate('press any key to close', width), 'dim', color)];
+        const all = renderInspect(overlay, { width, color });
+        const rows = Math.max(0, height - 1);
+        overlayTop = Math.max(0, Math.min(overlayTop, all.length - rows));
+        const hint = all.length > rows ? '↑↓ scroll · any other key closes' : 'press any key to close';
+        lines = [...all.slice(overlayTop, overlayTop + rows), paint(truncate(hint, width), 'dim', color)];
       } else if (snapshot) {
         lines = renderStatus(snapshot, { width, height, selected, color, message });
       } else {
@@ -106,7 +110,8 @@ export function runStatusScreen({
     };
 
     const onKey = (key) => {
-      // Any key closes the overlay, q included; only Ctrl-C goes straight out.
+      // ↑↓ scroll the overlay, any other key closes it, q included; only Ctrl-C goes straight out.
+      if (overlay && (key === 'up' || key === 'down')) { overlayTop += key === 'up' ? -1 : 1; return draw(); }
       if (overlay && key !== 'interrupt') { overlay = null; return draw(); }
       const slot = selected;
       switch (key) {
@@ -120,7 +125,7 @@ export function runStatusScreen({
         case 'reload': return act('reload', () => actions.reload());
         case 'inspect':
           if (slot === null) return say('no worker selected', 'warn');
-          return act(`inspect slot ${slot}`, () => actions.inspect(slot), (report) => { note = null; overlay = report ?? {}; draw(); });
+          return act(`inspect slot ${slot}`, () => actions.inspect(slot), (report) => { note = null; overlay = report ?? {}; overlayTop = 0; draw(); });
         default:
       }
     };

@@ -33,17 +33,24 @@ test('a worker whose event loop blocks is recycled as unresponsive', async (t) =
 });
 
 test('a worker killed from outside (as the OOM killer would) is reported and its slot refilled', async (t) => {
-  const run = startCli(t, [app('http.js'), '-w', '1', '--metrics', 'false'], await env());
+  const opts = await env();
+  const run = startCli(t, [app('http.js'), '-w', '1', '--metrics', 'false'], opts);
   const ready = await run.waitFor((e) => e.event === 'worker.ready');
   process.kill(ready.pid, 'SIGKILL');
   const exit = await run.waitFor((e) => e.event === 'worker.exit' && e.pid === ready.pid);
   t.is(exit.signal, 'SIGKILL');
   t.false(exit.planned);
+  t.false(exit.forced, 'not killed by us');
   const restart = await run.waitFor((e) => e.event === 'worker.restart');
-  t.is(restart.slot, 0);
+  t.like(restart, { slot: 0, delayMs: 100 }, 'the default restart.initialDelay');
   const again = await run.waitFor((e) => e.event === 'worker.spawn' && e.cause === 'restart');
-  await run.waitFor((e) => e.event === 'worker.ready' && e.pid === again.pid);
-  t.pass();
+  t.is(again.slot, 0);
+  t.not(again.pid, ready.pid);
+  const back = await run.waitFor((e) => e.event === 'worker.ready' && e.pid === again.pid);
+  // In order: exit, restart, spawn, ready; and the refilled slot serves.
+  const order = [exit, restart, again, back].map((x) => run.events.indexOf(x));
+  t.deepEqual(order, [...order].sort((a, b) => a - b), 'exit, restart, spawn, ready');
+  t.is((await get(`http://127.0.0.1:${opts.env.PORT}/`)).body, `ok ${again.pid}\n`);
 });
 
 test('a limit below the app baseline warns and holds instead of looping recycles', async (t) => {

@@ -7,7 +7,7 @@ import http from 'node:http';
 import { execa } from 'execa';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startCli, app, freePort, scratch, waitGone, alive, BIN } from '../helpers/cli.js';
-import { request } from '../../src/cli/control-client.js';
+import { request } from '../../src/control/client.js';
 
 const test = testWith('tmux');
 const PROMPT = 'tmux-test$'; // PS1 adds a space, which capture-pane trims

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startControlServer } from '../../src/primary/control-server.js';
+import { startControlServer } from '../../src/control/server.js';
 
 /** A fresh run dir under the tmpdir, removed when the test ends. */
 export async function tmpRunDir(t) {
@@ -46,8 +46,8 @@ export function fakeHandlers(extra = {}) {
 }
 
 /** Start a server in `dir` that is closed when the test ends. */
-export async function startServer(t, { name = 'api', dir, handlers = fakeHandlers(), limits, logger } = {}) {
-  const server = await startControlServer({ name, dir, handlers, limits, logger });
+export async function startServer(t, { name = 'api', dir, handlers = fakeHandlers(), limits, report } = {}) {
+  const server = await startControlServer({ name, dir, handlers, limits, report });
   t.teardown(() => server.close());
   return server;
 }
@@ -102,12 +102,15 @@ export async function makeStaleSocket(socketPath) {
   await fs.stat(socketPath); // it must still be there
 }
 
-/** A pino-shaped logger that records entries; `waitFor(level, regex)` resolves on a matching one. */
-export function recordingLogger() {
+/**
+ * A `report(level, fields, msg)` sink, as the supervisor's event stream takes it, that records
+ * entries; `waitFor(level, regex)` resolves on a matching one.
+ */
+export function recordingReport() {
   const entries = [];
   const waiters = [];
-  const log = (level) => (obj, msg) => {
-    const entry = typeof obj === 'string' ? { level, msg: obj } : { level, msg, ...obj };
+  const report = (level, fields, msg) => {
+    const entry = { level, msg, ...fields };
     entries.push(entry);
     for (const w of [...waiters]) {
       if (w.level === level && w.re.test(entry.msg)) {
@@ -118,10 +121,7 @@ export function recordingLogger() {
   };
   return {
     entries,
-    debug: log('debug'),
-    info: log('info'),
-    warn: log('warn'),
-    error: log('error'),
+    report,
     waitFor(level, re) {
       const hit = entries.find((e) => e.level === level && re.test(e.msg));
       return hit ? Promise.resolve(hit) : new Promise((resolve) => waiters.push({ level, re, resolve }));

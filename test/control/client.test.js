@@ -2,10 +2,10 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import test from 'ava';
-import { connect, request } from '../../src/cli/control-client.js';
+import { connect, request } from '../../src/control/client.js';
 import { NodesupError } from '../../src/errors.js';
-import { startControlServer } from '../../src/primary/control-server.js';
-import { socketPath } from '../../src/run-dir.js';
+import { startControlServer } from '../../src/control/server.js';
+import { socketPath } from '../../src/control/run-dir.js';
 import { fakeHandlers, makeStaleSocket, startServer, tmpRunDir } from './_helpers.js';
 
 test('no name, nothing running: NOT_RUNNING says where it looked and what to do', async (t) => {

@@ -1,166 +1,92 @@
-// The wire protocol under abuse: raw sockets, garbage, huge lines, clients that never read.
-
-import { once } from 'node:events';
-import net from 'node:net';
+// The one line reader and writer of the control socket, used by both ends: chunks in any split,
+// over-long lines, CRLF, UTF-8 split across chunks.
 import test from 'ava';
-import { request } from '../../src/cli/control-client.js';
-import { fakeHandlers, rawClient, recordingLogger, startServer, tmpRunDir } from './_helpers.js';
+import { frame, lineReader } from '../../src/control/protocol.js';
 
-test('garbage gets an error reply and the connection keeps serving', async (t) => {
-  const dir = await tmpRunDir(t);
-  const server = await startServer(t, { dir });
-  const c = await rawClient(t, server.path);
-  c.send('this is not json {');
-  c.send({ v: 1, id: 7, op: 'ping' });
-  t.deepEqual(await c.next(), { v: 1, id: null, ok: false, error: { code: 'NODESUP_ERR_CONTROL', message: 'bad request: not JSON' } });
-  t.like(await c.next(), { v: 1, id: 7, ok: true, result: { pong: true } });
-});
+/** Feed `chunks` (strings or Buffers) to a reader; what came out, and whether it overflowed. */
+function read(chunks, { maxBytes = 64, end = false } = {}) {
+  const lines = [];
+  let overflows = 0;
+  const reader = lineReader({ maxBytes, onLine: (l) => lines.push(l), onOverflow: () => overflows++ });
+  for (const c of chunks) reader.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
+  if (end) reader.end();
+  return { lines, overflows, pending: reader.pending };
+}
 
-test('malformed requests each get an error reply carrying their id when there is one', async (t) => {
-  const dir = await tmpRunDir(t);
-  const server = await startServer(t, { dir });
-  const c = await rawClient(t, server.path);
-  const cases = [
-    [{ v: 2, id: 1, op: 'ping' }, 1, /protocol version 2, expected 1/],
-    [{ v: 1, op: 'ping' }, null, /missing id/],
-    [{ v: 1, id: 'x', op: 'nope' }, 'x', /unknown op "nope"/],
-    [{ v: 1, id: 3, op: 'status', args: [1] }, 3, /args must be an object/],
-    [[1, 2], null, /expected a JSON object/],
-    ['null', null, /expected a JSON object/],
-    ['42', null, /expected a JSON object/],
-  ];
-  for (const [req, id, message] of cases) {
-    c.send(typeof req === 'string' ? req : JSON.stringify(req));
-    const reply = await c.next();
-    t.is(reply.id, id);
-    t.false(reply.ok);
-    t.is(reply.error.code, 'NODESUP_ERR_CONTROL');
-    t.regex(reply.error.message, message);
+const bytesOf = (s) => [...Buffer.from(s)].map((b) => Buffer.from([b]));
+
+const SPLITS = [
+  ['one chunk, two lines', ['{"a":1}\n{"b":2}\n'], ['{"a":1}', '{"b":2}']],
+  ['a line over three chunks', ['{"a"', ':', '1}\n'], ['{"a":1}']],
+  ['the newline alone in the next chunk', ['{"a":1}', '\n'], ['{"a":1}']],
+  ['a chunk ending one line and starting the next', ['x\ny', 'z\n'], ['x', 'yz']],
+  ['byte by byte', bytesOf('ab\ncd\n'), ['ab', 'cd']],
+  ['blank lines are lines (the server skips them)', ['\n\nx\n'], ['', '', 'x']],
+  ['an unfinished line waits', ['x\nyz'], ['x']],
+];
+for (const [name, chunks, want] of SPLITS) {
+  test(`split chunks: ${name}`, (t) => {
+    t.deepEqual(read(chunks).lines, want);
+  });
+}
+
+const CRLF = [
+  ['CRLF ends a line without its CR', ['a\r\nb\r\n'], ['a', 'b']],
+  ['CR and LF in two chunks', ['a\r', '\nb\n'], ['a', 'b']],
+  ['a CR inside a line stays', ['a\rb\n'], ['a\rb']],
+  ['only the last CR goes', ['a\r\r\n'], ['a\r']],
+];
+for (const [name, chunks, want] of CRLF) {
+  test(`CRLF: ${name}`, (t) => {
+    t.deepEqual(read(chunks).lines, want);
+  });
+}
+
+test('UTF-8: a character split across chunks stays whole, at every split point', (t) => {
+  const text = 'é€😀 slot ünïcödé';
+  const bytes = Buffer.from(`${text}\n`);
+  for (let i = 1; i < bytes.length; i++) {
+    t.deepEqual(read([bytes.subarray(0, i), bytes.subarray(i)]).lines, [text], `split at byte ${i}`);
   }
-  c.send('');
-  c.send({ v: 1, id: 9, op: 'ping' });
-  t.like(await c.next(), { id: 9, ok: true }, 'blank lines are ignored');
+  t.deepEqual(read(bytesOf(`${text}\n`)).lines, [text], 'byte by byte');
+  t.false(read(bytesOf(`${text}\n`)).lines[0].includes('\uFFFD'), 'no replacement character');
 });
 
-test('many requests pipelined on one connection are all answered', async (t) => {
-  const dir = await tmpRunDir(t);
-  const server = await startServer(t, { dir });
-  const c = await rawClient(t, server.path);
-  const n = 1000;
-  c.sock.write(Array.from({ length: n }, (_, i) => JSON.stringify({ v: 1, id: i, op: i % 2 ? 'ping' : 'status' })).join('\n') + '\n');
-  const ids = new Set();
-  for (let i = 0; i < n; i++) {
-    const reply = await c.next();
-    t.true(reply.ok);
-    ids.add(reply.id);
-  }
-  t.is(ids.size, n);
+const LONG = [
+  // [name, chunks, maxBytes, lines, overflows]
+  ['exactly maxBytes is fine', ['x'.repeat(8), '\n'], 8, ['xxxxxxxx'], 0],
+  ['exactly maxBytes with CRLF is fine', ['x'.repeat(8), '\r\n'], 8, ['xxxxxxxx'], 0],
+  ['exactly maxBytes, its CR in the last chunk', ['x'.repeat(8), '\r'], 8, [], 0],
+  ['one byte over, unfinished', ['x'.repeat(9)], 8, [], 1],
+  ['one byte over, complete in one chunk', [`${'x'.repeat(9)}\nok\n`], 8, [], 1],
+  ['over across chunks, counted per line', ['xxxxx', 'xxxxx'], 8, [], 1],
+  ['lines before the long one are read, nothing after', ['ok\n', `${'x'.repeat(20)}\n`, 'late\n'], 8, ['ok'], 1],
+  ['many short lines never add up', [Array(100).fill('1234567').join('\n') + '\n'], 8, Array(100).fill('1234567'), 0],
+  ['overflow is reported once', ['x'.repeat(20), 'y'.repeat(20), '\n'], 8, [], 1],
+];
+for (const [name, chunks, maxBytes, want, overflows] of LONG) {
+  test(`over-long lines: ${name}`, (t) => {
+    const got = read(chunks, { maxBytes });
+    t.deepEqual(got.lines, want);
+    t.is(got.overflows, overflows);
+  });
+}
+
+test('over-long lines: nothing is held after an overflow', (t) => {
+  const got = read(['x'.repeat(100), 'y'.repeat(100)], { maxBytes: 8 });
+  t.is(got.pending, 0);
 });
 
-test('a client that half-closes after its request still gets the answer', async (t) => {
-  const dir = await tmpRunDir(t);
-  const server = await startServer(t, { dir });
-  const c = await rawClient(t, server.path);
-  c.sock.end(JSON.stringify({ v: 1, id: 1, op: 'reload' })); // no trailing newline, like `printf … | nc -U`
-  t.like(await c.next(), { id: 1, ok: true, result: { reloaded: 2 } });
-  await c.closed;
+test('end(): a last line without its newline counts; nothing pending, no line', (t) => {
+  t.deepEqual(read(['a\nb'], { end: true }).lines, ['a', 'b']);
+  t.deepEqual(read(['a\n'], { end: true }).lines, ['a']);
+  t.deepEqual(read(['x'.repeat(20)], { maxBytes: 8, end: true }).lines, [], 'not after an overflow');
 });
 
-test('200 clients at once', async (t) => {
-  const dir = await tmpRunDir(t);
-  await startServer(t, { dir });
-  const results = await Promise.all(
-    Array.from({ length: 200 }, (_, i) => request({ name: 'api', dir, op: i % 2 ? 'status' : 'recycle', args: { slot: i } })),
-  );
-  t.is(results.length, 200);
-  results.forEach((r, i) => (i % 2 ? t.is(r.name, 'api') : t.is(r.slot, i)));
-});
-
-test('a 10 MB line without a newline gets its connection dropped; everyone else is served', async (t) => {
-  const dir = await tmpRunDir(t);
-  const server = await startServer(t, { dir });
-  const bystander = await rawClient(t, server.path);
-  const flooder = await rawClient(t, server.path);
-  flooder.sock.write(Buffer.alloc(10 * 1024 * 1024, 'a'));
-  await flooder.closed;
-  // The error reply is best effort: a reset can overtake it while the flooder is still writing.
-  for (const reply of flooder.received) t.like(reply, { ok: false, error: { code: 'NODESUP_ERR_CONTROL' } });
-  bystander.send({ v: 1, id: 1, op: 'ping' });
-  t.like(await bystander.next(), { id: 1, ok: true });
-  t.true((await request({ name: 'api', dir, op: 'ping' })).pong);
-});
-
-test('a line just over 1 MiB gets an error reply, then the connection closes', async (t) => {
-  const dir = await tmpRunDir(t);
-  const server = await startServer(t, { dir });
-  const c = await rawClient(t, server.path);
-  c.sock.write(Buffer.alloc(1024 * 1024 + 100, 'a'));
-  const reply = await c.next();
-  t.like(reply, { id: null, ok: false, error: { code: 'NODESUP_ERR_CONTROL' } });
-  t.regex(reply.error.message, /line longer than 1048576 bytes/);
-  await c.closed;
-});
-
-test('a client that never reads is dropped once its backlog is too big; memory stays bounded', async (t) => {
-  const dir = await tmpRunDir(t);
-  const big = { slots: Array.from({ length: 2000 }, (_, slot) => ({ slot, history: Array(64).fill(123456789) })) };
-  const handlers = fakeHandlers({ status: () => (handlers.calls.push(['status']), big) });
-  const logger = recordingLogger();
-  const server = await startServer(t, { dir, handlers, logger });
-  t.true(JSON.stringify(big).length > 1024 * 1024, 'each reply is over 1 MiB');
-
-  const sock = net.connect(server.path);
-  t.teardown(() => sock.destroy());
-  sock.on('error', () => {});
-  await once(sock, 'connect');
-  sock.pause(); // never read (so we would not even notice the close)
-  const sent = 200;
-  sock.write(Array.from({ length: sent }, (_, i) => JSON.stringify({ v: 1, id: i, op: 'status' })).join('\n') + '\n');
-  await logger.waitFor('warn', /does not read its replies/);
-
-  // Replies stop being produced once the backlog passes 4 MiB: far fewer than were asked for.
-  t.true(handlers.calls.length < 40, `status ran ${handlers.calls.length} times`);
-  t.is(server.connections, 0);
-  t.true((await request({ name: 'api', dir, op: 'ping' })).pong, 'the server stays up');
-});
-
-test('a client that never reads small replies is throttled, not buffered', async (t) => {
-  const dir = await tmpRunDir(t);
-  const handlers = fakeHandlers();
-  const logger = recordingLogger();
-  const server = await startServer(t, { dir, handlers, logger, limits: { idleTimeoutMs: 200 } });
-  const sock = net.connect(server.path);
-  t.teardown(() => sock.destroy());
-  sock.on('error', () => {});
-  await once(sock, 'connect');
-  sock.pause(); // never read
-  const asked = 250_000; // ~10 MB of requests, ~25 MB of replies if the server answered them all
-  sock.write(JSON.stringify({ v: 1, id: 1, op: 'status' }).concat('\n').repeat(asked));
-  // The server stopped reading from us, so the connection went idle and timed out.
-  await logger.waitFor('debug', /idle; disconnected/);
-  t.true(handlers.calls.length < asked / 10, `answered ${handlers.calls.length} of ${asked}`);
-  t.true((await request({ name: 'api', dir, op: 'ping' })).pong);
-});
-
-test('idle connections time out', async (t) => {
-  const dir = await tmpRunDir(t);
-  const server = await startServer(t, { dir, limits: { idleTimeoutMs: 50 } });
-  const c = await rawClient(t, server.path);
-  await c.closed;
-  t.is(server.connections, 0);
-});
-
-test('close() drops connected clients', async (t) => {
-  const dir = await tmpRunDir(t);
-  const server = await startServer(t, { dir });
-  const a = await rawClient(t, server.path);
-  const b = await rawClient(t, server.path);
-  for (const c of [a, b]) {
-    c.send({ v: 1, id: 1, op: 'ping' });
-    await c.next(); // the server has certainly accepted it now
-  }
-  t.is(server.connections, 2);
-  await server.close();
-  await Promise.all([a.closed, b.closed]);
-  t.pass();
+test('frame is the writer the reader reads: one line per message, whatever it holds', (t) => {
+  const messages = [{ v: 1, id: 1, op: 'ping', args: {} }, { text: 'two\nlines\r\n', euro: '€' }, null, 'x'];
+  const wire = Buffer.from(messages.map(frame).join(''));
+  t.is(wire.toString().split('\n').length, messages.length + 1, 'newlines inside strings are escaped');
+  const got = read([wire.subarray(0, 7), wire.subarray(7)], { maxBytes: 1024 }).lines.map((l) => JSON.parse(l));
+  t.deepEqual(got, messages);
 });

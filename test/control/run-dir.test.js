@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { checkRunDir, ensureRunDir, listSupervisors, runDir, socketPath } from '../../src/run-dir.js';
+import { checkRunDir, ensureRunDir, listSupervisors, runDir, socketPath } from '../../src/control/run-dir.js';
 import { tmpRunDir } from './_helpers.js';
 
 const isRoot = process.getuid?.() === 0;

@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
-import { request } from '../../src/cli/control-client.js';
+import { request } from '../../src/control/client.js';
 import { NodesupError } from '../../src/errors.js';
-import { startControlServer } from '../../src/primary/control-server.js';
-import { socketPath } from '../../src/run-dir.js';
+import { startControlServer } from '../../src/control/server.js';
+import { socketPath } from '../../src/control/run-dir.js';
 import { fakeHandlers, makeStaleSocket, startServer, tmpRunDir } from './_helpers.js';
 
 test('the server creates the run dir 0700 and the socket 0600', async (t) => {
@@ -134,11 +134,11 @@ test('a stop handler that throws does not crash the primary', async (t) => {
   const dir = await tmpRunDir(t);
   let failed;
   const done = new Promise((resolve) => (failed = resolve));
-  const logger = { error: (obj) => failed(obj.err) };
+  const report = (level, fields) => level === 'error' && failed(fields.err);
   const server = await startControlServer({
     name: 'api',
     dir,
-    logger,
+    report,
     handlers: fakeHandlers({ stop: () => Promise.reject(new Error('boom')) }),
   });
   t.teardown(() => server.close());
@@ -196,10 +196,16 @@ test('recycle and inspect need a slot number; a missing handler is an error repl
   const handlers = fakeHandlers();
   delete handlers.inspect;
   await startServer(t, { dir, handlers });
-  await t.throwsAsync(request({ name: 'api', dir, op: 'recycle', args: {} }), { code: 'NODESUP_ERR_USAGE', message: /slot must be a worker slot number/ });
-  await t.throwsAsync(request({ name: 'api', dir, op: 'recycle', args: { slot: '1' } }), { code: 'NODESUP_ERR_USAGE' });
+  // The one slot rule of the CLI and the supervisor (src/slot.js), so the same words.
+  await t.throwsAsync(request({ name: 'api', dir, op: 'recycle', args: {} }), { code: 'NODESUP_ERR_USAGE', message: 'recycle: slot: expected a whole number 0..N-1, got undefined' });
+  await t.throwsAsync(request({ name: 'api', dir, op: 'recycle', args: { slot: 'one' } }), { code: 'NODESUP_ERR_USAGE', message: /got "one"$/ });
+  await t.throwsAsync(request({ name: 'api', dir, op: 'recycle', args: { slot: -1 } }), { code: 'NODESUP_ERR_USAGE' });
+  await t.throwsAsync(request({ name: 'api', dir, op: 'recycle', args: { slot: 1.5 } }), { code: 'NODESUP_ERR_USAGE' });
   await t.throwsAsync(request({ name: 'api', dir, op: 'inspect', args: { slot: 0 } }), { code: 'NODESUP_ERR_CONTROL', message: /not supported/ });
   t.deepEqual(handlers.calls, []);
+  // As on the command line, "2" is slot 2, and the handler gets the number.
+  t.deepEqual(await request({ name: 'api', dir, op: 'recycle', args: { slot: '2' } }), { slot: 2, reason: 'manual' });
+  t.deepEqual(handlers.calls, [['recycle', { slot: 2 }]]);
 });
 
 test('an unknown op is an error reply', async (t) => {

@@ -4,7 +4,7 @@ import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort, waitGone, scratch, get } from '../helpers/cli.js';
-import { request } from '../../src/cli/control-client.js';
+import { request } from '../../src/control/client.js';
 import { faultApp, writeConfig, control, allPids, exited, within, signal, start } from './_helpers.js';
 
 // slow-drain.js holds each drain for DRAIN_MS, so a recycle is still running when the next request comes.

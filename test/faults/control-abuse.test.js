@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { once } from 'node:events';
 import { freePort, waitGone, get, app } from '../helpers/cli.js';
-import { request } from '../../src/cli/control-client.js';
+import { request } from '../../src/control/client.js';
 import { allPids, exited, within, prng, rssOf, signal, start } from './_helpers.js';
 
 // A raw control client: `lines` collects every reply line, `closed` resolves when the server hangs up.

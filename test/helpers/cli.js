@@ -7,7 +7,7 @@ import net from 'node:net';
 import { execa } from 'execa';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
-import { request } from '../../src/cli/control-client.js';
+import { request } from '../../src/control/client.js';
 import { childrenOf } from '../../src/proc/descendants.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));

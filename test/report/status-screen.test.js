@@ -88,14 +88,18 @@ test('k/j and arrows move the selection within bounds; r reloads', async (t) => 
   t.deepEqual(await done, { reason: 'quit' });
 });
 
-test('i shows the inspect overlay; any key closes it (q too) without quitting', async (t) => {
+test('i shows the inspect overlay; ↓ scrolls it to the advice; any other key closes it (q too) without quitting', async (t) => {
   const term = terminal();
   const { done, calls } = start(t, term);
   await term.waitFor((w) => plain(w).includes('4000 ready'), 'rows');
   term.press('i');
-  await term.waitFor((w) => plain(w).includes('inspect slot 0 pid 4000'), 'overlay');
+  await term.waitFor((w) => plain(w).includes('nodesup inspect: slot 0 · pid 4000'), 'overlay');
   t.deepEqual(calls, [['inspect', 0]]);
-  t.true(plain(term.written).includes('all good'));
+  t.true(plain(term.written).includes('↑↓ scroll · any other key closes'), 'the report is longer than 30 rows');
+  t.false(plain(term.written).includes('all good'), 'the advice is below the fold');
+  term.press('j'.repeat(60)); // past the end: it stops at the last line
+  await term.waitFor((w) => plain(w).includes('all good'), 'the advice scrolled into view');
+  t.false(plain(term.written).includes('4000 ready', plain(term.written).indexOf('all good')), 'scrolling did not close it');
   const before = term.written.length;
   term.press('q');
   await term.waitFor((w) => plain(w.slice(before)).includes('4000 ready'), 'table again');

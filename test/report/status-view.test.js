@@ -1,5 +1,5 @@
 import test from 'ava';
-import { renderStatus, renderInspect, sparkline, visibleWidth, describeRecycle } from '../../src/report/status-view.js';
+import { renderStatus, sparkline, visibleWidth, describeRecycle } from '../../src/report/status-view.js';
 import { MiB, NOW, snapshot, slotView } from './fake-snapshot.js';
 
 const ANSI = /\x1b\[/;
@@ -148,27 +148,6 @@ test('describeRecycle reads each reason in its own unit', (t) => {
   t.is(describeRecycle({ reason: 'leak', value: MiB / 60, limit: MiB / 120 }), 'leak +1.0M/m > +512K/m');
   t.is(describeRecycle({ reason: 'max-requests', value: 1000, limit: 1000 }), 'max-requests 1000 > 1000');
   t.is(describeRecycle({ reason: 'manual', value: null, limit: null }), 'manual');
-});
-
-test('renderInspect: key/value lines, units from keys, advice wrapped', (t) => {
-  const report = {
-    slot: 2, pid: 4242,
-    memory: { rss: 400 * MiB, heapUsed: 120 * MiB, gcCount: 12 },
-    uptimeMs: 65_000, elu: 0.5, spaces: [{ name: 'new_space', size: 16 * MiB }],
-    advice: ['Native memory grows while the heap stays flat: look for Buffers held by a native addon or streams never destroyed.', { level: 'warn', message: 'new space is 16 MiB' }],
-  };
-  const lines = renderInspect(report, { width: 60, color: false });
-  t.is(lines[0], 'inspect slot 2 pid 4242');
-  t.true(lines.some((l) => /rss\s+400 MiB/.test(l)));
-  t.true(lines.some((l) => /gcCount\s+12$/.test(l)));
-  t.true(lines.some((l) => /uptimeMs\s+1m05s/.test(l)));
-  t.true(lines.some((l) => /elu\s+50%/.test(l)));
-  t.true(lines.some((l) => l.includes('name new_space  size 16.0 MiB')));
-  t.true(lines.includes('advice'));
-  t.true(lines.filter((l) => l.startsWith('  • ')).length === 2);
-  for (const l of lines) t.true(visibleWidth(l) <= 60);
-  t.true(renderInspect(report, { width: 60, color: true }).some((l) => l.includes('\x1b[33m')), 'warn advice is yellow');
-  t.deepEqual(renderInspect(null, { width: 20 }), ['inspect: no report']);
 });
 
 test('a slot mid-recycle has two rows but counts once: header says 2/2 ready, only the serving row is selected', (t) => {

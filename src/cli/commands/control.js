@@ -1,16 +1,10 @@
 // The commands that talk to a running supervisor over its control socket.
-import { request } from '../control-client.js';
-import { runDir } from '../../run-dir.js';
-import { NodesupError } from '../../errors.js';
+import { request } from '../../control/client.js';
+import { runDir } from '../../control/run-dir.js';
+import { parseSlot } from '../../slot.js';
 
 const nameArg = (y) => y.positional('name', { type: 'string', describe: 'supervisor name (optional when only one runs)' });
 const slotArg = (y) => y.positional('slot', { type: 'string', describe: 'worker slot, 0..N-1' });
-
-function parseSlot(raw) {
-  const slot = Number(raw);
-  if (!Number.isInteger(slot) || slot < 0) throw new NodesupError('NODESUP_ERR_USAGE', `slot: expected a whole number 0..N-1, got ${JSON.stringify(raw)}`);
-  return slot;
-}
 
 // A reload replaces every slot in turn (startup + drain each): with many workers, many minutes.
 const TIMEOUTS = { reload: 60 * 60_000, stop: 10 * 60_000 };
@@ -59,8 +53,8 @@ export const controlCommands = [
       const report = await ask(argv, 'inspect', { slot: parseSlot(argv.slot), heapSnapshot });
       if (argv.json) print(report);
       else {
-        const { formatInspect } = await import('../inspect-text.js');
-        process.stdout.write(formatInspect(report));
+        const { inspectText } = await import('../../report/inspect-view.js');
+        process.stdout.write(inspectText(report));
       }
     },
   },

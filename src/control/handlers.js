@@ -1,5 +1,5 @@
 // What the control socket (and the --tui keys) can ask of a running supervisor.
-import { inspectWorker } from './inspect.js';
+import { inspectWorker } from '../primary/inspect.js';
 
 /** Handlers for startControlServer, bound to one supervisor. */
 export function controlHandlers(sup) {

@@ -3,8 +3,8 @@
 
 import net from 'node:net';
 import { ERROR_CODES, NodesupError } from '../errors.js';
-import { checkRunDir, listSupervisors, runDir, socketPath } from '../run-dir.js';
-import { MAX_REPLY_BYTES, frame, requestMessage } from '../control-protocol.js';
+import { checkRunDir, listSupervisors, runDir, socketPath } from './run-dir.js';
+import { MAX_REPLY_BYTES, frame, lineReader, requestMessage } from './protocol.js';
 const PROBE_TIMEOUT_MS = 1000;
 
 /** Send one request to supervisor `name` (found in the run dir when omitted) and return its result. */
@@ -101,37 +101,22 @@ function openChannel(dir, name, onClose) {
   const path = socketPath(dir, name);
   const pending = new Map();
   let nextId = 1;
-  let parts = [];
-  let partBytes = 0;
   const sock = net.connect(path);
-  sock.setEncoding('utf8');
 
   const failAll = (err) => {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
   };
 
-  // Scan only the new text for newlines: a big snapshot arrives in many chunks.
-  sock.on('data', (text) => {
-    let start = 0;
-    let nl;
-    while ((nl = text.indexOf('\n', start)) !== -1) {
-      parts.push(text.slice(start, nl));
-      const line = parts.join('');
-      parts = [];
-      partBytes = 0;
-      start = nl + 1;
-      onReply(line);
-    }
-    if (start < text.length) {
-      parts.push(text.slice(start));
-      partBytes += text.length - start;
-    }
-    if (partBytes > MAX_REPLY_BYTES) {
+  const reader = lineReader({
+    maxBytes: MAX_REPLY_BYTES,
+    onLine: (line) => onReply(line),
+    onOverflow: () => {
       sock.destroy();
       failAll(new NodesupError('NODESUP_ERR_CONTROL', `supervisor "${name}" sent a reply over ${MAX_REPLY_BYTES} bytes; is ${path} a nodesup socket?`));
-    }
+    },
   });
+  sock.on('data', (chunk) => reader.push(chunk));
 
   const onReply = (line) => {
     let reply;

@@ -1,14 +1,14 @@
 // The control socket in the primary: claims `<run dir>/<name>.sock` and hands each client to
-// control-connection.js. Anyone who can reach the socket is already us (dir 0700, socket 0600), so
+// connection.js. Anyone who can reach the socket is already us (dir 0700, socket 0600), so
 // the threats are a stale socket, a second supervisor with the same name and buggy clients.
 
 import fs from 'node:fs';
 import net from 'node:net';
 import nodePath from 'node:path';
 import { NodesupError } from '../errors.js';
-import { serveConnection } from './control-connection.js';
-import { ensureRunDir, MAX_SOCKET_PATH_BYTES, socketPath } from '../run-dir.js';
-import { MAX_REQUEST_BYTES } from '../control-protocol.js';
+import { serveConnection } from './connection.js';
+import { ensureRunDir, MAX_SOCKET_PATH_BYTES, socketPath } from './run-dir.js';
+import { MAX_REQUEST_BYTES } from './protocol.js';
 
 const DEFAULTS = Object.freeze({
   maxLineBytes: MAX_REQUEST_BYTES,
@@ -19,8 +19,14 @@ const DEFAULTS = Object.freeze({
 
 let bindCount = 0;
 
-/** Listen on `<dir>/<name>.sock` and serve `handlers`; refuses when a live supervisor holds the name. */
-export async function startControlServer({ name, dir, handlers, logger, limits = {} }) {
+const ignore = () => {};
+
+/**
+ * Listen on `<dir>/<name>.sock` and serve `handlers`; refuses when a live supervisor holds the name.
+ * `report(level, fields, msg)` is where its log lines go: the supervisor's one event stream, never
+ * a logger of its own.
+ */
+export async function startControlServer({ name, dir, handlers, report = ignore, limits = {} }) {
   const opts = { ...DEFAULTS, ...limits };
   ensureRunDir(dir);
   const path = socketPath(dir, name);
@@ -32,7 +38,7 @@ export async function startControlServer({ name, dir, handlers, logger, limits =
     throw new NodesupError('NODESUP_ERR_CONTROL', `control socket path ${bound} is over the ${MAX_SOCKET_PATH_BYTES}-byte limit of Unix sockets; set NODESUP_RUN_DIR to a shorter path`);
   }
   const sockets = new Set();
-  const ctx = { name, handlers, logger, opts, sockets };
+  const ctx = { name, handlers, report, opts, sockets };
   const server = net.createServer({ allowHalfOpen: true }, (socket) => serveConnection(socket, ctx));
   server.maxConnections = 1024;
 
@@ -47,7 +53,7 @@ export async function startControlServer({ name, dir, handlers, logger, limits =
     server.close();
     throw err;
   }
-  server.on('error', (err) => logger?.warn?.({ err }, 'control socket error'));
+  server.on('error', (err) => report('warn', { err }, 'control socket error'));
 
   let closing = null;
   return {

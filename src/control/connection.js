@@ -2,26 +2,25 @@
 // out. Every buffer is bounded and nothing a client sends can throw out of here into the primary.
 
 import { ERROR_CODES } from '../errors.js';
-import { CONTROL_VERSION, OPS, frame, okReply, errorReply } from '../control-protocol.js';
+import { CONTROL_VERSION, OPS, frame, lineReader, okReply, errorReply } from './protocol.js';
+import { parseSlot } from '../slot.js';
 
 const DISCARD_MS = 5000;
 
-/** Serve requests on `socket` with ctx = { name, handlers, logger, opts, sockets }. */
+/** Serve requests on `socket` with ctx = { name, handlers, report, opts, sockets }. */
 export function serveConnection(socket, ctx) {
-  const { opts, sockets, logger } = ctx;
+  const { opts, sockets, report } = ctx;
   sockets.add(socket);
   socket.setTimeout(opts.idleTimeoutMs);
   socket.on('timeout', () => {
     // A connection waiting on a long reload is not idle.
     if (inFlight > 0) return socket.setTimeout(opts.idleTimeoutMs);
-    logger?.debug?.('control client idle; disconnected');
+    report('debug', {}, 'control client idle; disconnected');
     socket.destroy();
   });
-  socket.on('error', (err) => logger?.debug?.({ err }, 'control client error'));
+  socket.on('error', (err) => report('debug', { err }, 'control client error'));
   socket.on('close', () => sockets.delete(socket));
 
-  let partial = [];
-  let partialBytes = 0;
   const queue = [];
   let inFlight = 0;
   let ended = false;
@@ -31,7 +30,7 @@ export function serveConnection(socket, ctx) {
     if (socket.destroyed || socket.writableEnded) return false;
     // A client that does not read must not make us hold its replies: past the backlog, drop it.
     if (socket.writableLength > opts.maxWriteBacklog) {
-      logger?.warn?.({ backlog: socket.writableLength }, 'control client does not read its replies; disconnected');
+      report('warn', { backlog: socket.writableLength }, 'control client does not read its replies; disconnected');
       socket.destroy();
       return false;
     }
@@ -43,7 +42,7 @@ export function serveConnection(socket, ctx) {
     while (queue.length > 0 && inFlight < opts.maxInFlight && !socket.writableNeedDrain && !socket.destroyed) {
       inFlight++;
       handleLine(queue.shift(), ctx, send)
-        .catch((err) => logger?.error?.({ err }, 'control request failed unexpectedly'))
+        .catch((err) => report('error', { err }, 'control request failed unexpectedly'))
         .finally(() => {
           inFlight--;
           pump();
@@ -56,44 +55,32 @@ export function serveConnection(socket, ctx) {
   };
   socket.on('drain', pump);
 
-  socket.on('data', (chunk) => {
-    if (discarding) return;
-    let start = 0;
-    let nl;
-    while ((nl = chunk.indexOf(10, start)) !== -1) {
-      partial.push(chunk.subarray(start, nl));
-      queue.push(Buffer.concat(partial).toString('utf8'));
-      partial = [];
-      partialBytes = 0;
-      start = nl + 1;
-    }
-    if (start < chunk.length) {
-      partial.push(chunk.subarray(start));
-      partialBytes += chunk.length - start;
-    }
-    if (partialBytes > opts.maxLineBytes) {
-      discarding = true;
-      partial = [];
+  const reader = lineReader({
+    maxBytes: opts.maxLineBytes,
+    onLine: (line) => queue.push(line),
+    onOverflow: () => {
       queue.length = 0;
       send(errorReply(null, 'NODESUP_ERR_CONTROL', `bad request: line longer than ${opts.maxLineBytes} bytes; send one JSON request per line`));
       // End (the reply, then EOF) and swallow what it still sends: a client that reads gets the
       // reply and closes on the EOF. Cutting it off while it still writes would reset it, and its
       // write error can lose the reply before it is read. One that neither reads nor stops gets
       // cut off at DISCARD_MS.
+      discarding = true;
       socket.end();
       setTimeout(() => socket.destroy(), DISCARD_MS).unref();
       socket.resume();
-      return;
-    }
-    pump();
+    },
+  });
+
+  socket.on('data', (chunk) => {
+    reader.push(chunk);
+    if (!discarding) pump();
   });
 
   // A client may half-close after its last request (`nc -U`): answer everything, then end.
   socket.on('end', () => {
     ended = true;
-    if (partialBytes > 0) queue.push(Buffer.concat(partial).toString('utf8'));
-    partial = [];
-    partialBytes = 0;
+    reader.end();
     pump();
   });
 }
@@ -114,8 +101,8 @@ async function handleLine(line, ctx, send) {
     send(errorReply(id, 'NODESUP_ERR_CONTROL', `bad request: ${bad}`));
     return;
   }
-  const args = req.args ?? {};
-  const { handlers, name, logger } = ctx;
+  let args = req.args ?? {};
+  const { handlers, name, report } = ctx;
 
   if (req.op === 'ping') {
     send(okReply(id, { pong: true, pid: process.pid, name }));
@@ -126,9 +113,10 @@ async function handleLine(line, ctx, send) {
     send(errorReply(id, 'NODESUP_ERR_CONTROL', `op "${req.op}" is not supported by this supervisor; upgrade nodesup`));
     return;
   }
-  const badArgs = checkArgs(req.op, args);
-  if (badArgs) {
-    send(errorReply(id, 'NODESUP_ERR_USAGE', badArgs));
+  try {
+    args = checkArgs(req.op, args);
+  } catch (err) {
+    send(errorReply(id, err.code, `${req.op}: ${err.message}`));
     return;
   }
   if (req.op === 'stop') {
@@ -138,7 +126,7 @@ async function handleLine(line, ctx, send) {
     try {
       await handler.call(handlers, args);
     } catch (err) {
-      logger?.error?.({ err }, 'stop requested over the control socket failed');
+      report('error', { err }, 'stop requested over the control socket failed');
     }
     return;
   }
@@ -147,7 +135,7 @@ async function handleLine(line, ctx, send) {
     send(okReply(id, result ?? null));
   } catch (err) {
     const coded = typeof err?.code === 'string' && Object.hasOwn(ERROR_CODES, err.code);
-    if (!coded) logger?.warn?.({ err, op: req.op }, 'control handler failed');
+    if (!coded) report('warn', { err, op: req.op }, 'control handler failed');
     const message = firstLine(err instanceof Error ? err.message : err) || `${req.op} failed`;
     send(errorReply(id, coded ? err.code : 'NODESUP_ERR_CONTROL', message));
   }
@@ -162,10 +150,11 @@ function checkRequest(req) {
   return null;
 }
 
+// The slot is checked by the one rule the CLI and the supervisor use (src/slot.js), here for its
+// shape; the supervisor checks it against its slot count. Throws a NODESUP_ERR_USAGE.
 function checkArgs(op, args) {
-  if (op !== 'recycle' && op !== 'inspect') return null;
-  if (!Number.isInteger(args.slot) || args.slot < 0) return `${op}: slot must be a worker slot number (0, 1, …), got ${JSON.stringify(args.slot) ?? 'nothing'}`;
-  return null;
+  if (op !== 'recycle' && op !== 'inspect') return args;
+  return { ...args, slot: parseSlot(args.slot) };
 }
 
 function validId(id) {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { NodesupError } from './errors.js';
+import { NodesupError } from '../errors.js';
 
 /** Longest usable Unix socket path: sun_path is 108 bytes on Linux, 104 on macOS/BSD, NUL included. */
 export const MAX_SOCKET_PATH_BYTES = process.platform === 'linux' ? 107 : 103;

@@ -1,7 +1,9 @@
-// The readable `nodesup inspect` text: every section present, units right (counts are counts,
-// sizes are sizes), parts as shares of RSS, nothing past 100 columns, unknowns as '-'.
+// The one inspect renderer: every section present, units right (counts are counts, sizes are
+// sizes), parts as shares of RSS, nothing past 100 columns (or the terminal's width), unknowns as
+// '-', and findings that agree with each other.
 import test from 'ava';
-import { formatInspect } from '../../src/cli/inspect-text.js';
+import { inspectText, renderInspect } from '../../src/report/inspect-view.js';
+import { visibleWidth } from '../../src/report/ansi.js';
 
 const MiB = 1024 * 1024;
 const T = 1_795_320_655_102;
@@ -42,14 +44,14 @@ const REPORT = Object.freeze({
 const lineOf = (text, re) => text.split('\n').find((l) => re.test(l));
 
 test('header: slot, pid, uptime and the node flags, without the agent preload', (t) => {
-  const text = formatInspect(REPORT);
+  const text = inspectText(REPORT);
   t.regex(text.split('\n')[0], /^nodesup inspect: slot 0 · pid 23082 · up 5m02s · 4321 requests$/);
   t.regex(text, /node flags: --max-semi-space-size=16\n/);
   t.notRegex(text, /agent\.js/);
 });
 
 test('breakdown: sizes in bytes, each part as a share of the tree RSS, limits with use', (t) => {
-  const text = formatInspect(REPORT);
+  const text = inspectText(REPORT);
   t.regex(lineOf(text, /^ {2}RSS, worker \+ children/), /250 MiB\s+100%\s+500 MiB \(50%\)$/);
   t.regex(lineOf(text, /^ {2}worker RSS/), /200 MiB\s+80%$/);
   t.regex(lineOf(text, /^ {2}PSS/), /190 MiB\s+76%$/);
@@ -64,13 +66,13 @@ test('breakdown: sizes in bytes, each part as a share of the tree RSS, limits wi
 });
 
 test('counts are counts, never bytes (the old generic dump printed "anonymous 132 B")', (t) => {
-  const text = formatInspect(REPORT);
+  const text = inspectText(REPORT);
   t.notRegex(text, /\b(132|80|1234|12|57|50|3) B\b/);
   t.regex(text, /132 anonymous, 80 of them V8's 256 KiB pages · anonymous RSS 118 MiB/);
 });
 
 test('heap spaces: size, used and share; empty spaces left out but counted', (t) => {
-  const text = formatInspect(REPORT);
+  const text = inspectText(REPORT);
   t.regex(lineOf(text, /^ {2}new_space/), /16\.0 MiB\s+4\.0 MiB\s+25%$/);
   t.regex(lineOf(text, /^ {2}old_space/), /70\.0 MiB\s+63\.0 MiB\s+90%$/);
   t.falsy(lineOf(text, /read_only_space/));
@@ -78,7 +80,7 @@ test('heap spaces: size, used and share; empty spaces left out but counted', (t)
 });
 
 test('GC by kind, GC share, event loop', (t) => {
-  const text = formatInspect(REPORT);
+  const text = inspectText(REPORT);
   t.regex(lineOf(text, /^ {2}minor \(scavenge\)/), /50\s+312 ms$/);
   t.regex(lineOf(text, /^ {2}major \(mark-compact\)/), /3\s+480 ms$/);
   t.regex(text, /GC share of wall time, last minute: 3\.1% · total 57 GCs, 813 ms/);
@@ -87,7 +89,7 @@ test('GC by kind, GC share, event loop', (t) => {
 });
 
 test('trend, findings and advice in plain words', (t) => {
-  const text = formatInspect(REPORT);
+  const text = inspectText(REPORT);
   t.regex(text, /RSS \+3\.0 MiB\/min · heap baseline \+2\.0 MiB\/min · rss limit reached in 1h23m/);
   t.regex(text, /leak \(heap\): V8 heap grows \+2\.0 MiB\/min over 5m00s \(r² 0\.97\), limit reached in 1h50m/);
   t.regex(text, /step: external memory rose 40\.0 MiB \(10\.0 MiB → 50\.0 MiB\), 2m05s ago and stayed/);
@@ -96,7 +98,7 @@ test('trend, findings and advice in plain words', (t) => {
 });
 
 test('plain text within 100 columns, sections in order, one trailing newline', (t) => {
-  const text = formatInspect({ ...REPORT, heapSnapshot: { file: '/tmp/x.heapsnapshot' } });
+  const text = inspectText({ ...REPORT, heapSnapshot: { file: '/tmp/x.heapsnapshot' } });
   t.true(text.endsWith('\n') && !text.endsWith('\n\n'));
   t.notRegex(text, /\x1b\[/);
   for (const line of text.split('\n')) t.true(line.length <= 100, line);
@@ -108,7 +110,7 @@ test('plain text within 100 columns, sections in order, one trailing newline', (
 
 test('long advice wraps under its bullet', (t) => {
   const long = { code: 'x', message: `${'word '.repeat(40)}end` };
-  const text = formatInspect({ ...REPORT, advice: [long] });
+  const text = inspectText({ ...REPORT, advice: [long] });
   const lines = text.split('\n').slice(text.split('\n').indexOf('Advice') + 1).filter(Boolean);
   t.true(lines.length >= 3);
   t.regex(lines[0], /^ {2}• word/);
@@ -116,7 +118,7 @@ test('long advice wraps under its bullet', (t) => {
 });
 
 test('a report with unknowns (agent silent, no smaps, no history) prints dashes, not zeros', (t) => {
-  const text = formatInspect({ slot: 1, pid: 99, uptimeMs: 1500, sample: { t: T, rss: 50 * MiB, treeRss: null, heapUsed: null, fds: null },
+  const text = inspectText({ slot: 1, pid: 99, uptimeMs: 1500, sample: { t: T, rss: 50 * MiB, treeRss: null, heapUsed: null, fds: null },
     limits: { rss: null }, heapSpaces: null, gcByKind: null, gcShare: null, resources: null, execArgv: null, mappings: null,
     trend: { rssPerSec: null, heapPerSec: null, rssLimitInSec: null }, step: null, leak: null, advice: [] });
   t.regex(lineOf(text, /^ {2}RSS, worker \+ children/), /50\.0 MiB\s+100%$/);
@@ -130,5 +132,44 @@ test('a report with unknowns (agent silent, no smaps, no history) prints dashes,
 });
 
 test('no report at all', (t) => {
-  t.is(formatInspect(null), 'inspect: no report\n');
+  t.is(inspectText(null), 'inspect: no report\n');
+});
+
+// The findings, worded from the data: one story, never "no leak" beside a leak or a suspicion.
+const NONE = { leak: null, step: null, sites: { sites: null, points: 0, profiler: null } };
+const HEAP_BY_WINDOW = { kind: 'heap', field: 'heapFloor', growthBytesPerSec: MiB / 60, r2: 0.95, projectedLimitInSec: 600, windowMs: 300_000 };
+const FINDINGS = [
+  ['nothing found', NONE, [/no leak and no step change in the window/], [/suspected|retain|leak \(/]],
+  ['a suspected heap leak being confirmed (the contradiction seen with a real app)', { ...NONE, sites: { sites: null, points: 3, profiler: null } },
+    [/heap leak suspected, not confirmed yet: 3 points of the heap after a full GC so far/], [/no leak/, /leak \(/]],
+  ['a suspicion where the profiler cannot run', { ...NONE, sites: { sites: null, points: 1, profiler: 'the worker runs with --inspect; the heap profiler is left to the debugger' } },
+    [/suspected, not confirmed yet: 1 point of/, /retaining code not known: the worker runs with --inspect/], [/no leak/]],
+  ['a heap leak read from the polled floor, no profile', { ...NONE, leak: HEAP_BY_WINDOW },
+    [/leak \(heap\): V8 heap after GC grows \+1\.0 MiB\/min over 5m00s/, /retaining code not named: the sampling heap profiler runs only while/], [/no leak/, /suspected/]],
+  ['a confirmed heap leak with its sites', { ...NONE, leak: { ...HEAP_BY_WINDOW, confirm: { forcedGcs: 2, maxPauseMs: 12 } },
+    sites: { sites: [{ fn: 'cacheUser', file: 'users.js', line: 4, bytesPerMin: MiB, share: 0.9 }], points: 4, profiler: null } },
+    [/heap after a full GC \(2 forced, longest pause 12 ms\)/, /retained by:\n {4}cacheUser \(users\.js:4\) \+1\.0 MiB\/min, 90 %/], [/no leak/, /suspected/, /not named|not known/]],
+  ['a native leak: the heap profiler is not its business', { ...NONE, leak: { ...HEAP_BY_WINDOW, kind: 'native', field: 'native' } },
+    [/leak \(native\): native memory grows/], [/no leak/, /retain/]],
+  ['a step alone', { ...NONE, step: REPORT.step }, [/step: external memory rose/], [/no leak/, /suspected/]],
+];
+for (const [name, data, present, absent] of FINDINGS) {
+  test(`findings: ${name}`, (t) => {
+    const text = inspectText({ ...REPORT, ...data });
+    const findings = text.slice(text.indexOf('\nFindings\n') + 1, text.indexOf('\nAdvice\n'));
+    for (const re of present) t.regex(findings, re);
+    for (const re of absent) t.notRegex(findings, re);
+  });
+}
+
+test('the overlay: the terminal width, bold titles with colour, text from the app cleaned', (t) => {
+  const report = { ...REPORT, leak: null, sites: { sites: [{ fn: 'evil\x1b[2J', file: 'a\nb.js', line: 1, bytesPerMin: MiB, share: 1 }], points: 4, profiler: null } };
+  const plain = renderInspect(report, { width: 60 });
+  for (const l of plain) t.true(visibleWidth(l) <= 60, l);
+  t.false(plain.some((l) => /[\x00-\x08\x0a-\x1f]/.test(l)), 'no control characters from the app');
+  t.true(plain.includes('Findings'));
+  const colored = renderInspect(report, { width: 60, color: true });
+  t.true(colored.includes('\x1b[1mFindings\x1b[22m'));
+  t.is(colored.length, plain.length);
+  t.deepEqual(renderInspect(null, { width: 20 }), ['inspect: no report']);
 });
