@@ -134,6 +134,8 @@ testWith('prometheus')('a real Prometheus: the leak, OOM and over-commit alerts 
   t.is(fit.annotations.summary, `nodesup 127.0.0.1:${mport}: the workers may need 800MiB, more than the container's memory limit`);
   t.regex(fit.annotations.description, /memory limit of 512MiB:/);
 
+  for (const a of [leak, oom, fit]) t.log(`${a.labels.alertname} ${a.state} since ${a.activeAt}: ${a.annotations.summary} | ${a.annotations.runbook}`);
+
   // Nothing else fires: one restart is no crash loop, and no memory recycle happened.
   const others = (await prom.api('/api/v1/alerts')).alerts.filter((a) => !['NodesupLeakNamed', 'NodesupOOMKill', 'NodesupWorkersDoNotFit'].includes(a.labels.alertname));
   t.deepEqual(others.map((a) => `${a.labels.alertname} ${a.state}`), []);
