@@ -4,6 +4,8 @@
 
 import client from 'prom-client';
 import { STATES, EVENTS, REASONS } from '../constants.js';
+import { OptionalGauge } from './optional-gauge.js';
+import { addJudgementSeries } from './metrics-judgements.js';
 
 export { startMetricsServer } from './metrics-server.js';
 
@@ -43,21 +45,6 @@ const SLOT_COUNTERS = [
   ['requests_total', 'Requests served by the current worker in this slot.', sample('requests')],
 ];
 const LIMIT_KINDS = [['rss', 'rss'], ['heap', 'heapUsed'], ['native', 'native']];
-
-// A label-less gauge that is absent, not 0, while its value is unknown (prom-client's own Gauge
-// always shows an unlabelled series, as 0 after a reset).
-class OptionalGauge extends Gauge {
-  constructor({ read, ...opts }) {
-    super(opts);
-    this.read = read;
-  }
-
-  async get() {
-    const v = this.read();
-    const values = v === null || !Number.isFinite(v) ? [] : [{ value: v, labels: {} }];
-    return { help: this.help, name: this.name, type: this.type, values, aggregator: this.aggregator };
-  }
-}
 
 /** A registry of nodesup metrics, fed by snapshots at scrape time and by supervisor events. */
 export function createMetrics({ getSnapshot, events, name = null }) {
@@ -171,6 +158,9 @@ export function createMetrics({ getSnapshot, events, name = null }) {
     buckets: RECYCLE_BUCKETS, registers: [registry],
   });
 
+  // Leaks named per slot and the over-commit advice, for the alerting rules in examples/prometheus/.
+  const judgements = addJudgementSeries({ registry, events, slots: () => (snap().slots ?? []).map((s) => String(s.slot)) });
+
   // Why a pid is being recycled, from worker.recycle until its worker.exit: the exit event knows
   // whether the kill was forced, the recycle event knows the reason. Counting at exit means a
   // recycle cancelled by a GC or a failed replacement is not counted.
@@ -214,6 +204,7 @@ export function createMetrics({ getSnapshot, events, name = null }) {
     /** Stop listening to events and drop every metric. */
     close() {
       events?.off('event', onEvent);
+      judgements.close();
       pending.clear();
       registry.clear();
     },

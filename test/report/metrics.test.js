@@ -126,6 +126,48 @@ test('counters follow events: recycles counted at exit with reason and forced, c
   t.is(value(body, 'nodesup_recycle_duration_seconds_bucket{le="20"}'), 2);
 });
 
+test('leaks named: counted once per worker by slot and kind, from warnings and leak recycles; every slot × kind exists at 0', async (t) => {
+  const { events, get } = await setup(t);
+  const before = (await get('/metrics')).body;
+  for (const slot of ['0', '1', '2']) for (const kind of ['heap', 'external', 'native', 'children', 'rss', 'handles']) {
+    t.is(value(before, `nodesup_worker_leaks_total{slot="${slot}",kind="${kind}"}`), 0, `slot ${slot} ${kind} before any leak`);
+  }
+  const emit = (ev) => events.emit('event', ev);
+  // Warned early, then recycled for the same leak: one leaking worker.
+  emit({ event: 'leak.warning', slot: 0, pid: 4000, kind: 'heap', growthBytesPerSec: 5000 });
+  emit({ event: 'leak.warning', slot: 0, pid: 4000, kind: 'heap', growthBytesPerSec: 5200 });
+  emit({ event: 'worker.recycle', slot: 0, pid: 4000, reason: 'leak', kind: 'heap' });
+  emit({ event: 'worker.exit', slot: 0, pid: 4000, planned: true, forced: false, reason: 'leak', recycleMs: 900 });
+  // Its replacement leaks too, found over a whole window: recycled with no warning first.
+  emit({ event: 'worker.recycle', slot: 0, pid: 4100, reason: 'leak', kind: 'heap' });
+  emit({ event: 'leak.warning', slot: 1, pid: 4001, kind: 'handles', growthPerSec: 10 });
+  // A memory recycle that is not a leak names none.
+  emit({ event: 'worker.recycle', slot: 2, pid: 4002, reason: 'rss', value: 600 * MiB, limit: 512 * MiB });
+  emit({ event: 'leak.warning', slot: 2, pid: null, kind: 'heap' });
+  const { body } = await get('/metrics');
+  t.is(value(body, 'nodesup_worker_leaks_total{slot="0",kind="heap"}'), 2);
+  t.is(value(body, 'nodesup_worker_leaks_total{slot="1",kind="handles"}'), 1);
+  t.is(value(body, 'nodesup_worker_leaks_total{slot="1",kind="heap"}'), 0);
+  t.is(value(body, 'nodesup_worker_leaks_total{slot="2",kind="heap"}'), 0);
+  t.is(value(body, 'nodesup_worker_leaks_total{slot="2",kind="rss"}'), 0, 'an rss recycle is not a leak of kind rss');
+});
+
+test('over-commit: absent until advised, the advice\'s need in bytes, cleared by a reload that changes what the workers need', async (t) => {
+  const { events, get } = await setup(t);
+  const need = async () => series((await get('/metrics')).body, 'nodesup_overcommit_need_bytes');
+  t.deepEqual(await need(), [], 'no series before the check: unknown is not 0');
+  events.emit('event', { event: 'worker.advice', slot: 0, pid: 4000, code: 'heap-near-limit' });
+  t.deepEqual(await need(), [], 'other advice is not an over-commit');
+  events.emit('event', { event: 'worker.advice', code: 'overcommit', need: 800 * MiB, limit: 512 * MiB });
+  t.deepEqual(await need(), [`nodesup_overcommit_need_bytes ${800 * MiB}`]);
+  events.emit('event', { event: 'config.reload', changed: ['pollInterval'], applied: 'live' });
+  t.deepEqual(await need(), [`nodesup_overcommit_need_bytes ${800 * MiB}`], 'a reload that cannot change the fit keeps it');
+  events.emit('event', { event: 'config.reload', changed: ['limits'], applied: 'live' });
+  t.deepEqual(await need(), [], 'the check runs again after a limits change and advises again if still over');
+  events.emit('event', { event: 'worker.advice', code: 'overcommit', need: 600 * MiB, limit: 512 * MiB });
+  t.deepEqual(await need(), [`nodesup_overcommit_need_bytes ${600 * MiB}`]);
+});
+
 test('/healthz, /readyz in both states, 404, 405', async (t) => {
   const { get, state, server } = await setup(t, { ready: false });
   t.like(await get('/healthz'), { status: 200, body: 'ok' });
@@ -152,7 +194,10 @@ testWith('promtool')('promtool check metrics accepts the exposition', async (t) 
   const { events, get } = await setup(t);
   events.emit('event', { event: 'worker.exit', slot: 0, pid: 1, planned: false, signal: 'SIGKILL' });
   events.emit('event', { event: 'worker.exit', slot: 0, pid: 2, planned: true, forced: true, reason: 'rss', recycleMs: 900 });
+  events.emit('event', { event: 'leak.warning', slot: 1, pid: 3, kind: 'heap' });
+  events.emit('event', { event: 'worker.advice', code: 'overcommit', need: 800 * MiB, limit: 512 * MiB });
   const { body } = await get('/metrics');
+  t.true(body.includes('nodesup_overcommit_need_bytes '), 'the label-less gauge is in what promtool checks');
   const run = spawnSync('promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
   t.is(run.status, 0, `${run.stdout}${run.stderr}`);
 });
