@@ -24,9 +24,6 @@ export const REASONS = Object.freeze({
   RELOAD: 'reload',
 });
 
-/** What a leak is named by: the part of the process tree that grows (DESIGN §3a). */
-export const LEAK_KINDS = Object.freeze(['heap', 'external', 'native', 'children', 'rss', 'handles']);
-
 /** Reasons that are about memory: a full GC may make them go away (DESIGN §4 step 2). */
 export const MEMORY_REASONS = new Set([REASONS.RSS, REASONS.HEAP, REASONS.NATIVE, REASONS.TOTAL_RSS]);
 

@@ -30,7 +30,7 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
   sup = new Supervisor(config, { output: { stdout: out, stderr: err, prefix: config.log.format === 'pretty' }, loadConfig: reload });
 
   logEvents(sup.events, logger);
-  const control = await startControlServer({ name: config.name, dir, handlers: controlHandlers(sup), report: (level, fields, msg) => sup.emit(level, fields, msg) });
+  const control = await startControlServer({ name: config.name, dir, handlers: controlHandlers(sup), report: (level, fields, msg) => sup.log(level, fields, msg) });
   let metricsServer = null;
   let metrics = null;
   if (config.metrics) {

@@ -25,7 +25,7 @@ export function addJudgementSeries({ registry, events, slots }) {
     labelNames: ['slot', 'kind'], registers: [registry],
     collect() {
       // Every slot × kind from the start, so that increase() sees the first leak too.
-      for (const slot of slots()) for (const kind of LEAK_KINDS) this.inc({ slot, kind }, 0);
+      for (const slot of slots()) for (const kind of Object.values(LEAK_KINDS)) this.inc({ slot, kind }, 0);
     },
   });
   let need = null;
