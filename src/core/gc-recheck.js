@@ -27,12 +27,17 @@ const FIELD = { [REASONS.RSS]: 'treeRss', [REASONS.HEAP]: 'heapUsed', [REASONS.N
 const FAST_MS = 5000;
 const RECENT_MS = 3000;
 
-/** True when the verdict's memory rose so fast over the last few seconds that a GC first would only let it grow. */
+/**
+ * True when the verdict's memory rose at every sample of the last few seconds (three at least), so
+ * fast that a GC first would only let it grow: a leak, which GCs along the way did not free. A
+ * step (garbage built in one go, then flat) is not that, and keeps its GC.
+ */
 export function risingFast(window, v, now) {
   const field = FIELD[v.reason];
   if (!field || !(v.limit > 0)) return false;
   const points = window.series(field, now - RECENT_MS);
-  if (points.length < 2) return false;
+  if (points.length < 3) return false;
+  for (let i = 1; i < points.length; i++) if (!(points[i][1] > points[i - 1][1])) return false;
   const [t0, a] = points[0];
   const [t1, b] = points[points.length - 1];
   if (t1 <= t0) return false;

@@ -30,6 +30,8 @@ test('risingFast: a tenth of the limit within 5 s at the last few seconds\' rate
   t.true(risingFast(worker([[0, 100], [1000, 110], [2000, 125], [3000, 151]]).window, v, 3000), '17 MiB/s');
   t.false(risingFast(worker([[0, 148], [1000, 149], [2000, 150], [3000, 151]]).window, v, 3000), '1 MiB/s: a GC may help');
   t.false(risingFast(worker([[3000, 151]]).window, v, 3000), 'one sample says nothing');
+  t.false(risingFast(worker([[0, 50], [1000, 50], [2000, 209], [3000, 209]]).window, v, 3000), 'garbage built in one go, then flat: a GC may free it');
+  t.false(risingFast(worker([[1000, 50], [2000, 209]]).window, v, 2000), 'two samples are a step, not a rise');
   t.false(risingFast(worker([[0, 100], [3000, 151]]).window, { reason: REASONS.MAX_AGE, limit: 1000 }, 3000), 'not a memory reason');
-  t.true(risingFast(worker([[0, 100], [1000, 160]]).window, { reason: REASONS.HEAP, limit: 60 * MiB }, 1000), 'heap on heapUsed');
+  t.true(risingFast(worker([[0, 100], [500, 130], [1000, 160]]).window, { reason: REASONS.HEAP, limit: 60 * MiB }, 1000), 'heap on heapUsed');
 });
