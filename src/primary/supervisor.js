@@ -19,6 +19,7 @@ import { HeapProber } from './heap-prober.js';
 import { buildSnapshot } from './snapshot.js';
 import { startOrphanGuard } from './orphan-guard.js';
 import { createHistory } from '../report/history.js';
+import { createSlotHistory } from '../report/slot-history.js';
 
 const STOP = RETIRE.STOP;
 // Planned exits that are not recycles: a stop's, a scale-down's, a spare's.
@@ -37,6 +38,7 @@ export class Supervisor {
     /** The one event stream: ('event', fields, {level, msg, time}); the log, metrics and history listen. */
     this.events = new EventEmitter();
     this.history = createHistory(this.events, config.workers);
+    this.slotHistory = createSlotHistory(this.events, { pollInterval: config.pollInterval });
     this.startedAt = now();
     this.stopping = null;
     this.fatal = null;
@@ -206,7 +208,7 @@ export class Supervisor {
       policy: this.policy, totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit,
       // The slowest of the last few: a forecast that allows too little time overshoots the limit.
       startupMs: this.startups.length ? Math.max(...this.startups) : null,
-      report: (level, fields, msg) => this.emit(level, fields, msg), isStopping: () => Boolean(this.stopping),
+      report: (level, fields, msg) => this.emit(level, fields, msg), isStopping: () => Boolean(this.stopping), events: this.events,
     });
     this.policy = policy;
     if (pollMs !== null) this.pollStats.record(pollMs);
@@ -301,7 +303,7 @@ export class Supervisor {
     return buildSnapshot({
       config: this.config, slots: this.slots, handles: this.pool.handles(), now: this.now(), startedAt: this.startedAt,
       totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit, history: this.history, pollStats: this.pollStats,
-      stopping: Boolean(this.stopping), leakOf: (h) => this.leakOf(h),
+      stopping: Boolean(this.stopping), leakOf: (h) => this.leakOf(h), slotHistory: this.slotHistory,
     });
   }
 

@@ -27,6 +27,7 @@ import { pollOnce } from './poller.js';
  * @param {() => number} o.now
  * @param {(level:string, fields:object, msg?:string) => void} o.report
  * @param {() => boolean} o.isStopping
+ * @param {import('node:events').EventEmitter} [o.events]  hears 'sample' ({slot, pid, sample}) for each new sample
  * @param {{index:number, of:number}} [o.group]  the group of slots this tick polls (slot % of === index)
  * @returns {Promise<{policy: import('../core/decide.js').PolicyState, pollMs: number|null}>}
  */
@@ -35,8 +36,11 @@ export async function runTick(o) {
   const handles = pool.handles().filter((h) => h.state !== STATES.EXITED && h.slot % group.of === group.index);
   if (!handles.length) return { policy: o.policy, pollMs: null };
   const t0 = performance.now();
+  const before = o.events ? handles.map((h) => h.window.last()) : null;
   await pollOnce(pool, handles, { timeoutMs: Math.max(200, Math.min(config.pollInterval, 5000)), now });
   const pollMs = performance.now() - t0;
+  // The slot history (report/slot-history.js) keeps each new sample; a worker that did not answer adds none.
+  handles.forEach((h, i) => { const s = h.window.last(); if (before && s && s !== before[i]) o.events.emit('sample', { slot: h.slot, pid: h.pid, sample: s }); });
   if (o.isStopping()) return { policy: o.policy, pollMs };
 
   const t = now();
