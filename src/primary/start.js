@@ -71,6 +71,7 @@ async function runTui(sup) {
       stopSignals: [],
       until: sup.done,
       fetchSnapshot: async () => sup.snapshot(),
+      fetchHistory: async (slot, range) => handlers.history({ slot, ...range }),
       actions: { recycle: (slot) => handlers.recycle({ slot }), reload: () => handlers.reload(), inspect: (slot) => handlers.inspect({ slot }) },
     });
   } catch (err) {

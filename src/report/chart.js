@@ -12,11 +12,11 @@ const DOT = [[0x01, 0x02, 0x04, 0x40], [0x08, 0x10, 0x20, 0x80]];
 export const LIMIT_CHAR = '┄';
 export const MARK_CHAR = '▲';
 
-/** A round number ≥ v for the top of the axis: 1, 2, 2.5 or 5 × 10^k. */
+/** A round number ≥ v for the top of the axis: 1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10^k. */
 export function niceCeil(v) {
   if (!(v > 0)) return 1;
   const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
+  for (const m of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * p >= v - 1e-9 * p) return m * p;
   return 10 * p;
 }
 
@@ -61,16 +61,21 @@ export function lineChart({ values, from, to, limit = null, marks = [], width, h
   };
   // Each point at its time (values span from..to evenly), joined to the one before by a vertical
   // run, so a drop at a recycle is a line.
+  // Fewer points than dot columns are joined by straight segments.
   let prev = null;
   for (let i = 0; i < values.length; i++) {
     const x = Math.floor((i * W * 2) / values.length);
     const v = values[i];
     if (typeof v !== 'number' || !Number.isFinite(v)) { prev = null; continue; }
     const y = yOf(v);
-    const lo = prev === null ? y : Math.min(prev, y);
-    const hi = prev === null ? y : Math.max(prev, y);
-    for (let k = lo; k <= hi; k++) dot(x, k);
-    prev = y;
+    const x0 = prev === null ? x : Math.min(x, prev.x + 1);
+    let yPrev = prev === null ? y : prev.y;
+    for (let xx = x0; xx <= x; xx++) {
+      const yy = prev === null || x === prev.x ? y : Math.round(prev.y + ((y - prev.y) * (xx - prev.x)) / (x - prev.x));
+      for (let k = Math.min(yPrev, yy); k <= Math.max(yPrev, yy); k++) dot(xx, k);
+      yPrev = yy;
+    }
+    prev = { x, y };
   }
   const limitRow = limit !== null && limit <= top ? H - 1 - (yOf(limit) >> 2) : -1;
   const colOf = (t) => Math.floor(((t - from) / Math.max(1, to - from)) * W);

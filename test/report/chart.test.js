@@ -6,7 +6,7 @@ import { visibleWidth } from '../../src/report/ansi.js';
 const MiB = 1024 * 1024;
 const body = (line, gutter) => [...line].slice(gutter);
 
-for (const [v, want] of [[0, 1], [0.7, 1], [1, 1], [1.2, 2], [2.1, 2.5], [3, 5], [7, 10], [180, 200], [201, 250], [260, 500]]) {
+for (const [v, want] of [[0, 1], [0.7, 0.8], [1, 1], [1.2, 1.5], [2.1, 2.5], [3, 3], [7, 8], [180, 200], [201, 250], [260, 300], [537.6, 600], [900, 1000]]) {
   test(`niceCeil(${v}) is ${want}`, (t) => t.is(niceCeil(v), want));
 }
 for (const [ms, want] of [[30_000, '30s'], [300_000, '5m'], [150_000, '2m30s'], [1_800_000, '30m'], [21_600_000, '6h'], [5_400_000, '1h30m']]) {
