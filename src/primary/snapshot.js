@@ -6,7 +6,7 @@ import { workerTrend } from '../core/worker-trend.js';
 
 const HISTORY_POINTS = 60;
 // The fleet view's sparkline: the slot's rss across its workers, the max of each 5 s.
-export const TRAIL = Object.freeze({ points: 60, rangeMs: 5 * 60_000 });
+export const TRAIL = Object.freeze({ points: 60, rangeMs: 5 * 60_000, series: ['rss'], events: false });
 
 /**
  * @param {object} o

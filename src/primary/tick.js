@@ -39,8 +39,8 @@ export async function runTick(o) {
   const before = o.events ? handles.map((h) => h.window.last()) : null;
   await pollOnce(pool, handles, { timeoutMs: Math.max(200, Math.min(config.pollInterval, 5000)), now });
   const pollMs = performance.now() - t0;
-  // The slot history (report/slot-history.js) keeps each new sample; a worker that did not answer adds none.
-  handles.forEach((h, i) => { const s = h.window.last(); if (before && s && s !== before[i]) o.events.emit('sample', { slot: h.slot, pid: h.pid, sample: s }); });
+  // The slot history (report/slot-history.js) keeps each new sample of the slot's serving worker.
+  handles.forEach((h, i) => { const s = h.window.last(); if (before && s && s !== before[i] && o.slots[h.slot]?.current === h) o.events.emit('sample', { slot: h.slot, pid: h.pid, sample: s }); });
   if (o.isStopping()) return { policy: o.policy, pollMs };
 
   const t = now();

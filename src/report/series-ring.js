@@ -78,21 +78,22 @@ const finite = (v) => (Number.isFinite(v) ? v : null);
 export function bucketMax(sources, columns, from, to, n) {
   const step = (to - from) / n;
   const out = { t: Array.from({ length: n }, (_, i) => from + i * step) };
-  for (const name of columns) out[name] = new Array(n).fill(null);
-  const put = (t, name, v) => {
-    if (!Number.isFinite(v) || t < from || t >= to) return;
-    const i = Math.min(n - 1, Math.floor((t - from) / step));
-    if (out[name][i] === null || v > out[name][i]) out[name][i] = v;
+  const cols = columns.map((name) => (out[name] = new Array(n).fill(null)));
+  const put = (col, i, v) => {
+    if (Number.isFinite(v) && (col[i] === null || v > col[i])) col[i] = v;
   };
   for (const src of sources) {
     if (src instanceof SeriesRing) {
+      const idx = columns.map((name) => src.columns.indexOf(name));
       for (let k = src.indexFrom(from); k < src.length; k++) {
         const t = src.timeAt(k);
         if (t >= to) break;
-        src.columns.forEach((name, c) => put(t, name, src.valueAt(k, c)));
+        const i = Math.min(n - 1, Math.floor((t - from) / step));
+        for (let c = 0; c < cols.length; c++) if (idx[c] >= 0) put(cols[c], i, src.valueAt(k, idx[c]));
       }
-    } else if (src) {
-      for (const name of columns) put(src.t, name, src[name]);
+    } else if (src && src.t >= from && src.t < to) {
+      const i = Math.min(n - 1, Math.floor((src.t - from) / step));
+      for (let c = 0; c < cols.length; c++) put(cols[c], i, src[columns[c]]);
     }
   }
   return out;

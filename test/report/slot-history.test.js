@@ -1,7 +1,7 @@
 // The slot history keeps a slot's memory across its workers, bounded, with the events that explain it.
 import test from 'ava';
 import { EventEmitter } from 'node:events';
-import { createSlotHistory, pointOf, FINE_SPAN_MS, COARSE_MS, MAX_EVENTS } from '../../src/report/slot-history.js';
+import { createSlotHistory, pointOf, FINE_SPAN_MS, COARSE_MS, MAX_EVENTS, MAX_MARKS } from '../../src/report/slot-history.js';
 import { SeriesRing, bucketMax } from '../../src/report/series-ring.js';
 import { EVENTS } from '../../src/constants.js';
 
@@ -71,9 +71,12 @@ test('events are bounded per slot and leak sites are trimmed to the top 3', (t) 
   const sites = Array.from({ length: 8 }, (_, i) => ({ fn: `f${i}`, file: 'a.js', line: i, column: 1, bytesPerMin: 10, share: 0.1, extra: 'x' }));
   emit({ event: EVENTS.LEAK_WARNING, slot: 2, pid: 7, kind: 'heap', growthBytesPerSec: 100, projectedLimitInSec: 60, sites }, 1);
   for (let i = 0; i < MAX_EVENTS + 50; i++) emit({ event: EVENTS.WORKER_GC, slot: 2, pid: 7, rssBefore: 2, rssAfter: 1 }, 2 + i);
+  for (let i = 0; i < MAX_MARKS + 10; i++) emit({ event: EVENTS.WORKER_RECYCLE, slot: 2, pid: 7, reason: 'rss' }, 1000 + i);
   const [d] = h.dump(2);
-  t.is(d.events.length, MAX_EVENTS);
-  t.is(d.events.at(-1).t, MAX_EVENTS + 51);
+  t.is(d.events.length, MAX_EVENTS + MAX_MARKS, 'the notes and the marks, each bounded');
+  t.is(d.events.filter((e) => e.event === EVENTS.WORKER_RECYCLE).length, MAX_MARKS);
+  t.is(d.events.filter((e) => e.event === EVENTS.WORKER_GC).at(-1).t, MAX_EVENTS + 51);
+  t.is(d.events.at(-1).t, 1000 + MAX_MARKS + 9, 'oldest first, the newest recycle last');
   emit({ event: EVENTS.LEAK_WARNING, slot: 2, pid: 7, kind: 'heap', growthBytesPerSec: 100, projectedLimitInSec: 60, sites }, 9999);
   const leak = h.dump(2)[0].events.at(-1);
   t.is(leak.sites.length, 3);
