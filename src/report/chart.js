@@ -11,6 +11,7 @@ const BRAILLE = 0x2800;
 const DOT = [[0x01, 0x02, 0x04, 0x40], [0x08, 0x10, 0x20, 0x80]];
 export const LIMIT_CHAR = '┄';
 export const MARK_CHAR = '▲';
+const MAX_GAP = 3;
 
 /** A round number ≥ v for the top of the axis: 1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10^k. */
 export function niceCeil(v) {
@@ -61,12 +62,15 @@ export function lineChart({ values, from, to, limit = null, marks = [], width, h
   };
   // Each point at its time (values span from..to evenly), joined to the one before by a vertical
   // run, so a drop at a recycle is a line.
-  // Fewer points than dot columns are joined by straight segments.
+  // Fewer points than dot columns are joined by straight segments, and so are points across a
+  // gap of up to MAX_GAP empty buckets (a poll that landed in the next one); a longer gap stays.
   let prev = null;
+  let gap = 0;
   for (let i = 0; i < values.length; i++) {
     const x = Math.floor((i * W * 2) / values.length);
     const v = values[i];
-    if (typeof v !== 'number' || !Number.isFinite(v)) { prev = null; continue; }
+    if (typeof v !== 'number' || !Number.isFinite(v)) { if (++gap > MAX_GAP) prev = null; continue; }
+    gap = 0;
     const y = yOf(v);
     const x0 = prev === null ? x : Math.min(x, prev.x + 1);
     let yPrev = prev === null ? y : prev.y;

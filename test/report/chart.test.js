@@ -75,3 +75,12 @@ test('unknown values leave gaps, not zeros', (t) => {
   t.is(plot.join('').replace(/ /g, '').length > 0, true);
   t.is(plot[1][0], ' ', 'no dot at 0 for the unknown first column');
 });
+
+test('a short gap (a poll that fell in the next bucket) is bridged; a long one is not', (t) => {
+  const dots = (values) => lineChart({ values, from: 0, to: 1, width: 24, height: 7 }).slice(0, 4).join('').replace(/[^\u2801-\u28ff]/g, '').length;
+  const flat = new Array(40).fill(5 * MiB);
+  const short = flat.map((v, i) => (i % 4 === 1 ? null : v));
+  const long = flat.map((v, i) => (i >= 10 && i < 30 ? null : v));
+  t.is(dots(short), dots(flat), 'one missing bucket in four changes nothing');
+  t.true(dots(long) < dots(flat), 'twenty missing buckets leave a hole');
+});
