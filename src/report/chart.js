@@ -62,23 +62,20 @@ export function lineChart({ values, from, to, limit = null, marks = [], width, h
   };
   // Each point at its time (values span from..to evenly), joined to the one before by a vertical
   // run, so a drop at a recycle is a line.
-  // Fewer points than dot columns are joined by straight segments, and so are points across a
-  // gap of up to MAX_GAP empty buckets (a poll that landed in the next one); a longer gap stays.
+  // Fewer points than dot columns are joined by steps, and so are points across a gap of up to
+  // MAX_GAP empty buckets (a poll that landed in the next one); a longer gap stays a gap.
   let prev = null;
   let gap = 0;
   for (let i = 0; i < values.length; i++) {
-    const x = Math.floor((i * W * 2) / values.length);
+    const x = Math.min(W * 2 - 1, Math.floor(((i + 0.5) * W * 2) / values.length)); // the bucket's middle
     const v = values[i];
     if (typeof v !== 'number' || !Number.isFinite(v)) { if (++gap > MAX_GAP) prev = null; continue; }
     gap = 0;
     const y = yOf(v);
-    const x0 = prev === null ? x : Math.min(x, prev.x + 1);
-    let yPrev = prev === null ? y : prev.y;
-    for (let xx = x0; xx <= x; xx++) {
-      const yy = prev === null || x === prev.x ? y : Math.round(prev.y + ((y - prev.y) * (xx - prev.x)) / (x - prev.x));
-      for (let k = Math.min(yPrev, yy); k <= Math.max(yPrev, yy); k++) dot(xx, k);
-      yPrev = yy;
-    }
+    // A value holds until the next one (a step, not a slope): a drop is drawn at the time it was seen.
+    if (prev !== null) for (let xx = prev.x + 1; xx < x; xx++) dot(xx, prev.y);
+    const from = prev === null ? y : prev.y;
+    for (let k = Math.min(from, y); k <= Math.max(from, y); k++) dot(x, k);
     prev = { x, y };
   }
   const limitRow = limit !== null && limit <= top ? H - 1 - (yOf(limit) >> 2) : -1;
