@@ -98,6 +98,7 @@ export {};
  * @property {SlotView[]} slots
  * @property {object[]} recentRecycles  the last worker.recycle events
  * @property {{recycles:Record<string,number>, restarts:number}} counters
+ * @property {{stepMs:number}|null} trail  what each row's history spans: the slot's rss across its workers, one value a stepMs
  */
 
 /**
@@ -107,7 +108,7 @@ export {};
  * @property {string} state             one of STATES
  * @property {number|null} startedAt
  * @property {Sample|null} last
- * @property {number[]} history         recent treeRss values, oldest first (sparkline)
+ * @property {(number|null)[]} history  the slot's rss across its workers (Snapshot.trail), oldest first (sparkline)
  * @property {{rssPerSec:number|null, heapPerSec:number|null}} trend
  * @property {number} recycles
  * @property {number} restarts

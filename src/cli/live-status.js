@@ -27,6 +27,7 @@ export async function liveStatus({ name, dir, screen = runStatusScreen, stderr =
         first = null;
         return snap ?? conn.request('status', {}, { timeoutMs: STATUS_TIMEOUT_MS });
       },
+      fetchHistory: (slot, range) => conn.request('history', { slot, ...range }, { timeoutMs: STATUS_TIMEOUT_MS }),
       actions: {
         recycle: (slot) => act('recycle', { slot }),
         reload: () => act('reload'),

@@ -1,5 +1,6 @@
 // What the control socket (and the --tui keys) can ask of a running supervisor.
 import { inspectWorker } from '../primary/inspect.js';
+import { historyDocument } from '../report/history-doc.js';
 
 /** Handlers for startControlServer, bound to one supervisor. */
 export function controlHandlers(sup) {
@@ -11,6 +12,7 @@ export function controlHandlers(sup) {
       slots: sup.pool.slots, pool: sup.pool, config: sup.config, cgroupLimit: sup.cgroup.memoryLimit, now: sup.now,
       leakOf: (h) => sup.leakOf(h), pointsOf: (h) => sup.pointsOf(h),
     }, slot, { heapSnapshot }),
+    history: (args) => historyDocument({ slotHistory: sup.slotHistory, config: sup.config, now: sup.now(), workers: sup.pool.slots.length }, args),
     stop: () => {
       if (!sup.stopping) sup.stop('control');
       return { stopping: true };

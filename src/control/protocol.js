@@ -8,7 +8,7 @@
 export const CONTROL_VERSION = 1;
 
 /** Ops a client may send; `ping` needs no handler. */
-export const OPS = Object.freeze(['status', 'reload', 'recycle', 'inspect', 'stop', 'ping']);
+export const OPS = Object.freeze(['status', 'reload', 'recycle', 'inspect', 'stop', 'ping', 'history']);
 
 /** Bounds on what either end holds: a request line, and a reply (a snapshot is kilobytes). */
 export const MAX_REQUEST_BYTES = 1024 * 1024;

@@ -5,6 +5,8 @@ import { readCgroupMemoryCurrent } from '../proc/cgroup.js';
 import { workerTrend } from '../core/worker-trend.js';
 
 const HISTORY_POINTS = 60;
+// The fleet view's sparkline: the slot's rss across its workers, the max of each 5 s.
+export const TRAIL = Object.freeze({ points: 60, rangeMs: 5 * 60_000, series: ['rss'], events: false });
 
 /**
  * @param {object} o
@@ -16,16 +18,19 @@ const HISTORY_POINTS = 60;
  * @param {ReturnType<import('../report/history.js').createHistory>} o.history
  * @param {import('../core/duration-ring.js').DurationRing} o.pollStats
  * @param {boolean} o.stopping
+ * @param {ReturnType<import('../report/slot-history.js').createSlotHistory>} [o.slotHistory]
  * @param {(h:object) => object|null} [o.leakOf]  the latest leak named in a worker: kind, rate, sites or types
  * @returns {import('../types.js').Snapshot}
  */
-export function buildSnapshot({ config, slots, handles, now, startedAt, totalLimit, cgroupLimit, history, pollStats, stopping, leakOf = () => null }) {
+export function buildSnapshot({ config, slots, handles, now, startedAt, totalLimit, cgroupLimit, history, pollStats, stopping, leakOf = () => null, slotHistory = null }) {
   const rows = [];
   for (const s of slots) {
     const mine = handles.filter((h) => h.slot === s.slot).sort((a, b) => a.startedAt - b.startedAt);
     const counts = history.slot(s.slot);
     if (!mine.length) rows.push(emptyRow(s, counts));
     for (const h of mine) rows.push({ ...row(s, h, now, config, counts), leak: leakOf(h) });
+    const trail = slotHistory?.range(s.slot, { now, ...TRAIL })?.rss;
+    if (trail) for (const r of rows) if (r.slot === s.slot) r.history = trail;
   }
   return {
     name: config.name,
@@ -46,6 +51,8 @@ export function buildSnapshot({ config, slots, handles, now, startedAt, totalLim
     stopping,
     // Wall time of a poll tick, from the requests sent to the last reply: the primary's own cost.
     poll: pollStats.summary(),
+    // What each row's `history` spans: the slot's trail (across recycles) when kept, else the worker's window.
+    trail: slotHistory ? { stepMs: TRAIL.rangeMs / TRAIL.points } : null,
   };
 }
 

@@ -36,7 +36,7 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
   if (config.metrics) {
     // prom-client is ~12 MiB of the primary's RSS: loaded only when metrics are on.
     const { createMetrics, startMetricsServer } = await import('../report/metrics.js');
-    metrics = createMetrics({ getSnapshot: () => sup.snapshot(), events: sup.events, name: config.name });
+    metrics = createMetrics({ getSnapshot: () => sup.snapshot(), events: sup.events, name: config.name, recycleCounter: sup.history.recycles });
     try {
       metricsServer = await startMetricsServer({ metrics, host: config.metrics.host, port: config.metrics.port, isReady: () => sup.isReady() });
     } catch (err) {
@@ -71,6 +71,7 @@ async function runTui(sup) {
       stopSignals: [],
       until: sup.done,
       fetchSnapshot: async () => sup.snapshot(),
+      fetchHistory: async (slot, range) => handlers.history({ slot, ...range }),
       actions: { recycle: (slot) => handlers.recycle({ slot }), reload: () => handlers.reload(), inspect: (slot) => handlers.inspect({ slot }) },
     });
   } catch (err) {

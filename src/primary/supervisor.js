@@ -25,6 +25,7 @@ import { drainAll } from './shutdown.js';
 import { watchStarts } from './starts.js';
 import { resizeSlots } from './scale.js';
 import { createHistory } from '../report/history.js';
+import { createSlotHistory } from '../report/slot-history.js';
 
 export class Supervisor {
   /**
@@ -39,6 +40,7 @@ export class Supervisor {
     /** The one event stream: ('event', fields, {level, msg, time}); the log, metrics and history listen. */
     this.events = new EventEmitter();
     this.history = createHistory(this.events, config.workers);
+    this.slotHistory = createSlotHistory(this.events, { pollInterval: config.pollInterval });
     this.startedAt = now();
     this.stopping = null;
     this.fatal = null;
@@ -104,7 +106,7 @@ export class Supervisor {
     const { policy, pollMs, nextPollMs } = await runTick({
       group, pool: this.pool, recycler: this.recycler, prober: this.prober, inbox: this.inbox, config: this.config, now: this.now,
       policy: this.policy, totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit, headroom: memoryHeadroom,
-      report: (level, fields, msg) => this.log(level, fields, msg), isStopping: () => Boolean(this.stopping),
+      report: (level, fields, msg) => this.log(level, fields, msg), isStopping: () => Boolean(this.stopping), events: this.events,
     });
     this.policy = policy;
     this.nextPollMs = nextPollMs;
@@ -135,7 +137,10 @@ export class Supervisor {
     this.policy = { ...this.policy, advised: this.policy.advised.filter((code) => code !== ADVICE.OVERCOMMIT) };
     this.log('info', r.event);
     const onError = (err, slot) => this.log('error', { err, slot }, 'drain failed');
-    if (r.diff.workers) resizeSlots({ pool: this.pool, recycler: this.recycler, restarts: this.restarts, now: this.now, onError }, r.diff.workers.to);
+    if (r.diff.workers) {
+      resizeSlots({ pool: this.pool, recycler: this.recycler, restarts: this.restarts, now: this.now, onError }, r.diff.workers.to);
+      this.slotHistory.trim(r.diff.workers.to);
+    }
     if (r.rolling) await this.reload();
     return { applied: r.rolling ? 'rolling' : 'live', changed: r.diff.changed };
   }
@@ -154,7 +159,7 @@ export class Supervisor {
     return buildSnapshot({
       config: this.config, slots: this.pool.slots, handles: this.pool.handles(), now: this.now(), startedAt: this.startedAt,
       totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit, history: this.history, pollStats: this.pollStats,
-      stopping: Boolean(this.stopping), leakOf: (h) => this.leakOf(h),
+      stopping: Boolean(this.stopping), leakOf: (h) => this.leakOf(h), slotHistory: this.slotHistory,
     });
   }
 

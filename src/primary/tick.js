@@ -29,6 +29,7 @@ import { pollOnce } from './poller.js';
  * @param {() => number} o.now
  * @param {(level:string, fields:object, msg?:string) => void} o.report
  * @param {() => boolean} o.isStopping
+ * @param {import('node:events').EventEmitter} [o.events]  hears 'sample' ({slot, pid, sample}) for each new sample
  * @param {{index:number, of:number}} [o.group]  the group of slots this tick polls (slot % of === index)
  * @param {() => number|null} [o.headroom]  memory free for more workers now (bytes), read only when a memory verdict waits for room
  * @returns {Promise<{policy: import('../core/decide.js').PolicyState, pollMs: number|null, nextPollMs: number|null}>}
@@ -39,8 +40,11 @@ export async function runTick(o) {
   const handles = pool.handles().filter((h) => h.state !== STATES.EXITED && h.slot % group.of === group.index);
   if (!handles.length) return { policy: o.policy, pollMs: null, nextPollMs: null };
   const t0 = performance.now();
+  const before = o.events ? handles.map((h) => h.window.last()) : null;
   await pollOnce(pool, handles, { timeoutMs: Math.max(200, Math.min(config.pollInterval, 5000)), now });
   const pollMs = performance.now() - t0;
+  // The slot history (report/slot-history.js) keeps each new sample of the slot's serving worker.
+  if (before) handles.forEach((h, i) => { const s = h.window.last(); if (s && s !== before[i] && pool.currentOf(h.slot) === h) o.events.emit('sample', { slot: h.slot, pid: h.pid, sample: s }); });
   if (o.isStopping()) return { policy: o.policy, pollMs, nextPollMs: null };
 
   const t = now();

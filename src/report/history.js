@@ -1,43 +1,40 @@
 // What happened so far, kept for the status view and `status --json`: the recent recycles and the
-// recycle and restart counts, per reason and per slot. A listener on the event stream, and the
-// one count of recycles: a worker exit counts when it ends a recycle, never when it ends a stop.
+// recycle and restart counts, per reason and per slot. A listener on the event stream; recycles
+// are counted by recycle-counter.js, the same counter the metrics read.
 import { EVENTS } from '../constants.js';
+import { createRecycleCounter } from './recycle-counter.js';
 
 const RECENT = 20;
 
 /** Start counting on `events`; returns the history and a way to stop listening. */
-export function createHistory(events, slots) {
+export function createHistory(events) {
   const recent = [];
-  const byReason = {};
-  const perSlot = Array.from({ length: slots }, () => ({ recycles: 0, restarts: 0 }));
+  const recycles = createRecycleCounter(events);
+  const restartsOf = new Map();
   let restarts = 0;
-  const slotOf = (n) => (perSlot[n] ??= { recycles: 0, restarts: 0 });
   const onEvent = (fields, { time }) => {
     switch (fields.event) {
       case EVENTS.WORKER_RECYCLE:
         recent.push({ time, ...fields });
         if (recent.length > RECENT) recent.shift();
         return;
-      case EVENTS.WORKER_EXIT:
-        if (!fields.planned || !fields.reason) return;
-        byReason[fields.reason] = (byReason[fields.reason] ?? 0) + 1;
-        slotOf(fields.slot).recycles++;
-        return;
       case EVENTS.WORKER_RESTART:
         restarts++;
-        slotOf(fields.slot).restarts++;
+        restartsOf.set(fields.slot, (restartsOf.get(fields.slot) ?? 0) + 1);
         return;
       default:
     }
   };
   events.on('event', onEvent);
   return {
+    /** The one recycle counter: metrics read it too. */
+    recycles,
     /** The newest recycles, oldest first. */
     recentRecycles: (n = 10) => recent.slice(-n),
-    /** Recycles per reason and restarts, as `status --json` shows them. */
-    counters: () => ({ recycles: { ...byReason }, restarts }),
+    /** Recycles per reason (those seen) and restarts, as `status --json` shows them. */
+    counters: () => ({ recycles: Object.fromEntries(Object.entries(recycles.byReason()).filter(([, n]) => n > 0)), restarts }),
     /** One slot's counts. */
-    slot: (n) => ({ ...slotOf(n) }),
-    close: () => events.off('event', onEvent),
+    slot: (n) => ({ recycles: recycles.slot(n), restarts: restartsOf.get(n) ?? 0 }),
+    close: () => { events.off('event', onEvent); recycles.close(); },
   };
 }

@@ -3,7 +3,8 @@
 // Labelled by slot, never by pid: pids change on every recycle and would explode the series count.
 
 import client from 'prom-client';
-import { STATES, EVENTS, REASONS } from '../constants.js';
+import { STATES, EVENTS } from '../constants.js';
+import { createRecycleCounter } from './recycle-counter.js';
 import { OptionalGauge } from './optional-gauge.js';
 import { addJudgementSeries } from './metrics-judgements.js';
 
@@ -14,7 +15,6 @@ const { Registry, Gauge, Counter, Histogram, collectDefaultMetrics } = client;
 // A recycle's duration spans the replacement's startup (readyTimeout, 30 s by default) and the
 // drain (killTimeout, 10 s): 0.1 s to a minute, finer where healthy recycles land.
 const RECYCLE_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 45, 60];
-const MAX_PENDING = 1024;
 
 const sample = (key) => (s) => (s.last ? s.last[key] ?? null : null);
 const scaled = (key, by) => (s) => { const v = sample(key)(s); return v === null ? null : v / by; };
@@ -46,8 +46,12 @@ const SLOT_COUNTERS = [
 ];
 const LIMIT_KINDS = [['rss', 'rss'], ['heap', 'heapUsed'], ['native', 'native']];
 
-/** A registry of nodesup metrics, fed by snapshots at scrape time and by supervisor events. */
-export function createMetrics({ getSnapshot, events, name = null }) {
+/**
+ * A registry of nodesup metrics, fed by snapshots at scrape time and by supervisor events.
+ * `recycleCounter`: the supervisor's one recycle count (history.recycles), which the status view
+ * reads too; without one, metrics count on `events` by the same rule.
+ */
+export function createMetrics({ getSnapshot, events, name = null, recycleCounter = null }) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'nodesup_primary_' });
   // prom-client's nodejs_active_{handles,requests,resources}_total are gauges with a counter's
@@ -138,12 +142,18 @@ export function createMetrics({ getSnapshot, events, name = null }) {
     new Gauge({ name: 'nodesup_info', help: 'Supervisor identity.', labelNames: ['name'], registers: [registry] }).set({ name: String(name) }, 1);
   }
 
-  const recycles = new Counter({
+  const counter = recycleCounter ?? (events ? createRecycleCounter(events) : null);
+  const ownCounter = !recycleCounter && counter;
+  // Read from the one counter at scrape time; every reason's series exists from the start, so
+  // increase() sees the first recycle too.
+  new Counter({
     name: 'nodesup_recycles_total', help: 'Completed recycles (old worker gone) by reason, and whether it had to be killed.',
     labelNames: ['reason', 'forced'], registers: [registry],
+    collect() {
+      this.reset();
+      for (const { reason, forced, count } of counter?.byReasonForced() ?? []) this.inc({ reason, forced: String(forced) }, count);
+    },
   });
-  // Every reason's series exists from the start, so increase() sees the first recycle too.
-  for (const reason of Object.values(REASONS)) for (const forced of ['false', 'true']) recycles.inc({ reason, forced }, 0);
   const restarts = new Counter({ name: 'nodesup_restarts_total', help: 'Restarts after a crash.', labelNames: ['slot'], registers: [registry], collect() {
     for (const s of snap().slots ?? []) this.inc({ slot: String(s.slot) }, 0); // every slot's series exists from the start
   } });
@@ -161,36 +171,19 @@ export function createMetrics({ getSnapshot, events, name = null }) {
   // Leaks named per slot and the over-commit advice, for the alerting rules in examples/prometheus/.
   const judgements = addJudgementSeries({ registry, events, slots: () => (snap().slots ?? []).map((s) => String(s.slot)) });
 
-  // Why a pid is being recycled, from worker.recycle until its worker.exit: the exit event knows
-  // whether the kill was forced, the recycle event knows the reason. Counting at exit means a
-  // recycle cancelled by a GC or a failed replacement is not counted.
-  const pending = new Map();
+  const offRecycle = counter?.onRecycle(({ recycleMs }) => {
+    if (typeof recycleMs === 'number') duration.observe(recycleMs / 1000);
+  });
   const onEvent = (ev) => {
     // A metrics bug must never break the supervisor that emitted the event.
     try { handle(ev); } catch { /* ignore */ }
   };
   const handle = (ev) => {
     switch (ev?.event) {
-      case EVENTS.WORKER_RECYCLE:
-        if (ev.pid == null) return;
-        if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value);
-        pending.set(ev.pid, ev.reason);
-        return;
-      case EVENTS.RECYCLE_FAILED:
-        pending.delete(ev.pid);
-        return;
-      case EVENTS.WORKER_EXIT: {
-        const reason = ev.reason ?? pending.get(ev.pid) ?? null;
-        pending.delete(ev.pid);
+      case EVENTS.WORKER_EXIT:
         if (!ev.planned) crashes.inc({ slot: String(ev.slot), signal: ev.signal ?? 'none' });
         if (ev.oomKill) oomKills.inc({ slot: String(ev.slot) });
-        else if (reason) {
-          // A planned exit without a reason is a shutdown, not a recycle.
-          recycles.inc({ reason, forced: String(Boolean(ev.forced)) });
-          if (typeof ev.recycleMs === 'number') duration.observe(ev.recycleMs / 1000);
-        }
         return;
-      }
       case EVENTS.WORKER_RESTART:
         restarts.inc({ slot: String(ev.slot) });
         return;
@@ -205,7 +198,8 @@ export function createMetrics({ getSnapshot, events, name = null }) {
     close() {
       events?.off('event', onEvent);
       judgements.close();
-      pending.clear();
+      offRecycle?.();
+      if (ownCounter) ownCounter.close();
       registry.clear();
     },
   };

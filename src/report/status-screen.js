@@ -5,21 +5,24 @@
 
 import { actionOutcome } from './action-outcome.js';
 import { renderStatus, renderInspect } from './status-view.js';
+import { RANGES, CHART_SERIES } from './status-detail.js';
 import { visibleWidth, truncate, paint } from './ansi.js';
 import { NodesupError } from '../errors.js';
 
 const ENTER = '\x1b[?1049h\x1b[?25l'; // alternate screen, hide cursor
 const LEAVE = '\x1b[?25h\x1b[?1049l';
 const MESSAGE_MS = 5000;
-const KEYS = { '\x1b[A': 'up', '\x1bOA': 'up', k: 'up', '\x1b[B': 'down', '\x1bOB': 'down', j: 'down', q: 'quit', '\x03': 'interrupt', x: 'recycle', r: 'reload', i: 'inspect' };
+const KEYS = { '\x1b[A': 'up', '\x1bOA': 'up', k: 'up', '\x1b[B': 'down', '\x1bOB': 'down', j: 'down', q: 'quit', '\x03': 'interrupt', x: 'recycle', r: 'reload', i: 'inspect', t: 'range', s: 'series' };
 
 /**
  * Live status view until the user quits; rejects when the supervisor is unreachable for failAfterMs.
  * `stopSignals` end the view; inside the supervisor (`start --tui`) they are the primary's to handle,
  * so it passes none and `until`, which ends the view once the supervisor has stopped.
+ * `fetchHistory(slot, {rangeMs, points})`: the selected slot's history for its chart (the
+ * `history` op); without it, or when it fails (an older supervisor), the chart draws the trail.
  */
 export function runStatusScreen({
-  fetchSnapshot, actions = {}, input = process.stdin, output = process.stdout, intervalMs = 1000,
+  fetchSnapshot, fetchHistory = null, actions = {}, input = process.stdin, output = process.stdout, intervalMs = 1000,
   failAfterMs = 5000, color = output.hasColors?.() ?? false, signals = process,
   stopSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'], until = null,
 }) {
@@ -31,6 +34,7 @@ export function runStatusScreen({
     let failingSince = null;
     let overlay = null; // inspect report, shown until any key but the scroll keys
     let overlayTop = 0; // its first line on screen: the report is longer than most terminals
+    const view = { range: 0, series: 0, data: null };
     let timer = null;
     let done = false;
     const raw = Boolean(input.isTTY && typeof input.setRawMode === 'function');
@@ -50,7 +54,7 @@ export function runStatusScreen({
         const hint = all.length > rows ? '↑↓ scroll · any other key closes' : 'press any key to close';
         lines = [...all.slice(overlayTop, overlayTop + rows), paint(truncate(hint, width), 'dim', color)];
       } else if (snapshot) {
-        lines = renderStatus(snapshot, { width, height, selected, color, message });
+        lines = renderStatus(snapshot, { width, height, selected, color, message, view });
       } else {
         lines = ['nodesup status', '', message ? message.text : 'connecting to the supervisor…'].map((l) => truncate(l, width));
       }
@@ -99,6 +103,7 @@ export function runStatusScreen({
       const at = Math.min(slots.length - 1, Math.max(0, selectedIndex() + by));
       selected = slots[at].slot;
       draw();
+      refreshSoon(); // the chart of the newly selected slot
     };
     const act = (label, run, onResult = (r) => say(resultText(label, r))) => {
       say(`${label}…`);
@@ -123,6 +128,8 @@ export function runStatusScreen({
           if (slot === null) return say('no worker selected', 'warn');
           return act(`recycle slot ${slot}`, () => actions.recycle(slot));
         case 'reload': return act('reload', () => actions.reload());
+        case 'range': view.range = (view.range + 1) % RANGES.length; view.data = null; draw(); return refreshSoon();
+        case 'series': view.series = (view.series + 1) % CHART_SERIES.length; return draw();
         case 'inspect':
           if (slot === null) return say('no worker selected', 'warn');
           return act(`inspect slot ${slot}`, () => actions.inspect(slot), (report) => { note = null; overlay = report ?? {}; overlayTop = 0; draw(); });
@@ -140,6 +147,9 @@ export function runStatusScreen({
     const onResize = guard(() => draw());
     const onSignal = (signal) => finish(null, { reason: 'signal', signal });
 
+    // Two dots a column over the whole width: the chart buckets them to its own plot width.
+    const historyOf = (slot) => withTimeout(fetchHistory(slot, { rangeMs: RANGES[view.range], points: 2 * size().width }), failAfterMs)
+      .then((doc) => doc?.range ?? null, () => null);
     let inFlight = false;
     const pollOnce = async () => {
       if (done) return;
@@ -152,6 +162,7 @@ export function runStatusScreen({
         fetchError = null;
         failingSince = null;
         if (!slots.some((s) => s.slot === selected)) selected = slots.length ? slots[0].slot : null;
+        view.data = selected !== null && fetchHistory ? await historyOf(selected) : null;
       } catch (err) {
         if (done) return;
         failingSince ??= Date.now();

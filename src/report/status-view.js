@@ -5,7 +5,8 @@
 import { STATES, REASONS, MEMORY_REASONS } from '../constants.js';
 import { formatBytes, formatDuration } from '../units.js';
 import { paint, visibleWidth, truncate, pad, clean } from './ansi.js';
-import { chooseColumns, growthPerMinute, limitTone, shortBytes, shortMs, percent } from './status-columns.js';
+import { chooseColumns, growthPerMinute, limitTone, percent } from './status-columns.js';
+import { detailPane, detailWants } from './status-detail.js';
 
 export { visibleWidth } from './ansi.js';
 export { renderInspect } from './inspect-view.js';
@@ -16,7 +17,7 @@ const BARS = '▁▂▃▄▅▆▇█';
 // Below this spread the history is flat for a person: a few hundred KiB of allocator noise must
 // not draw a mountain.
 const SPARK_MIN_RANGE = 4 * 1024 * 1024;
-const FOOTER = [['q', 'quit'], ['↑↓', 'select'], ['x', 'recycle'], ['r', 'reload'], ['i', 'inspect']];
+const FOOTER = [['q', 'quit'], ['↑↓', 'select'], ['x', 'recycle'], ['r', 'reload'], ['i', 'inspect'], ['t', 'range'], ['s', 'series']];
 
 /** Block-character sparkline of the last `width` values, scaled to their min..max (nulls are blanks). */
 export function sparkline(values, width, { minRange = 0 } = {}) {
@@ -36,9 +37,10 @@ export function sparkline(values, width, { minRange = 0 } = {}) {
 
 /**
  * Lines of the status view for one snapshot. `selected` is a slot id (not an index); a finite
- * `height` pads so the keys sit on the bottom row, Infinity prints everything once.
+ * `height` pads so the keys sit on the bottom row, Infinity prints everything once. `view`: the
+ * detail chart's { range, series } and its history `data` (status-detail.js).
  */
-export function renderStatus(snapshot, { width = 80, height = Infinity, selected = null, color = false, message = null } = {}) {
+export function renderStatus(snapshot, { width = 80, height = Infinity, selected = null, color = false, message = null, view = {} } = {}) {
   width = Math.max(1, Math.floor(width || 80));
   height = Number.isFinite(height) ? Math.max(0, Math.floor(height)) : Infinity;
   const slots = snapshot.slots ?? [];
@@ -47,7 +49,7 @@ export function renderStatus(snapshot, { width = 80, height = Infinity, selected
   const { columns, sparkWidth } = chooseColumns(width);
   const head = paint(' ' + columns.map((c) => pad(c.title, c.key === 'spark' ? sparkWidth : c.width, c.align)).join(' '), 'dim', color);
   const rows = slots.length ? slots.map((s) => slotRow(s, columns, sparkWidth, ctx, s.slot === selected && s.current !== false, color, width)) : ['  no workers'];
-  const detail = detailLines(slots.find((s) => s.slot === selected), width, color);
+  const chosen = slots.find((s) => s.slot === selected && s.current !== false) ?? slots.find((s) => s.slot === selected);
   const recycles = recycleLines(snapshot.recentRecycles ?? [], color);
   const msg = message ? [messageLine(message, color)] : [];
   const footer = [FOOTER.map(([k, what]) => `${paint(k, 'bold', color)} ${what}`).join('  ')];
@@ -63,10 +65,14 @@ export function renderStatus(snapshot, { width = 80, height = Infinity, selected
   const nMoreRows = take(rows.length - 1);
   const nHeadRest = take(header.length - 1);
   const gapTable = take(1);
-  const nRecycles = left >= 3 && recycles.length > 1 ? take(Math.min(recycles.length, 1 + Math.max(5, left - 8))) : 0;
-  const gapRecycles = nRecycles ? take(1) : 0;
-  const nDetail = left >= detail.length + 1 ? take(detail.length) : 0;
-  const gapDetail = nDetail ? take(1) : 0;
+  // The selected slot's chart takes the rest, but for the recent recycles on a tall terminal.
+  const gapDetail = chosen && left >= 4 ? take(1) : 0;
+  const keepForRecycles = recycles.length > 1 && left >= 30 ? Math.min(recycles.length, 8) + 1 : 0;
+  const detailRoom = Number.isFinite(left) ? Math.min(left - keepForRecycles, detailWants(chosen)) : 16;
+  const detail = gapDetail ? detailPane(chosen, { snapshot, view, width, height: detailRoom, color }) : [];
+  const nDetail = take(detail.length);
+  const gapRecycles = left >= 3 && recycles.length > 1 ? take(1) : 0;
+  const nRecycles = gapRecycles ? take(Math.min(recycles.length, left)) : 0;
 
   const body = [
     ...header.slice(0, nHead + nHeadRest),
@@ -156,33 +162,6 @@ function pack(chunks, width, sep = '   ') {
     else lines.push(c);
   }
   return lines;
-}
-
-function detailLines(slot, width, color) {
-  if (!slot || !slot.last) return [];
-  const s = slot.last;
-  const b = (v) => formatBytes(v ?? null);
-  const chunks = [
-    paint(`slot ${slot.slot}`, 'bold', color),
-    `pss ${b(s.treePss ?? s.pss)}`, `heap total ${b(s.heapTotal)}`, `new space ${b(s.newSpace)}`,
-    `external ${b(s.external)}`, `array buffers ${b(s.arrayBuffers)}`,
-    `children ${s.children ?? '-'} (${b(s.childrenRss)})`, `fds ${s.fds ?? '-'}`, `handles ${s.handles ?? '-'}`,
-    `requests ${s.requests ?? '-'}`, `gc ${s.gcCount ?? '-'} (${s.majorGcCount ?? '-'} major, ${formatDuration(s.gcMs ?? null)})`,
-    `delay p50 ${shortMs(s.delayP50 ?? null)} p99 ${shortMs(s.delayP99 ?? null)}`,
-    `heap growth ${growthPerMinute(slot.trend?.heapPerSec ?? null)}`,
-  ];
-  const leak = leakChunk(slot.leak);
-  if (leak) chunks.push(paint(leak, 'yellow', color));
-  return pack(chunks, width, '  ');
-}
-
-// The latest leak named in the worker, with what holds it: the same words as the event and inspect.
-function leakChunk(L) {
-  if (!L) return null;
-  if (L.kind === 'handles') return `leak handles: ${clean(L.summary ?? '')}`;
-  const site = L.sites?.[0];
-  const where = site ? ` · ${clean(site.fn)} (${clean(site.file)}:${site.line}) ${Math.round(site.share * 100)}%` : '';
-  return `leak ${clean(L.kind)} ${growthPerMinute(L.growthBytesPerSec ?? null)}${where}`;
 }
 
 function recycleLines(events, color) {

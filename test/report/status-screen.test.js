@@ -168,3 +168,24 @@ test('resize redraws at the new width; no line is wider than the terminal', asyn
   term.press('q');
   await done;
 });
+
+test('the chart asks for the selected slot\'s history; t steps the range, s the series, ↓ the slot', async (t) => {
+  const term = terminal({ columns: 80, rows: 24 });
+  const asked = [];
+  const fetchHistory = async (slot, range) => {
+    asked.push([slot, range.rangeMs, range.points]);
+    const to = snapshot().now;
+    return { range: { slot, from: to - range.rangeMs, to, t: [to - 1000], rss: [100 * 1024 * 1024], heapUsed: [50 * 1024 * 1024], events: [] } };
+  };
+  start(t, term, { fetchHistory });
+  await term.waitFor((w) => plain(w).includes('slot 0  rss MiB, last 5m'), 'the 5 minute rss chart of slot 0');
+  t.deepEqual(asked[0], [0, 5 * 60_000, 160], 'two points a column of an 80-column terminal');
+  term.press('t');
+  await term.waitFor((w) => plain(w).includes('slot 0  rss MiB, last 30m'), 'the 30 minute chart');
+  await term.waitFor(() => asked.some(([, ms]) => ms === 30 * 60_000), 'a 30 minute history asked for');
+  term.press('s');
+  await term.waitFor((w) => plain(w).includes('slot 0  heap used MiB, last 30m'), 'the heap series');
+  term.press('j');
+  await term.waitFor(() => asked.some(([slot, ms]) => slot === 1 && ms === 30 * 60_000), 'slot 1\'s history');
+  await term.waitFor((w) => plain(w).includes('slot 1  heap used MiB, last 30m'), 'slot 1 in the pane');
+});

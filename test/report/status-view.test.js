@@ -28,7 +28,7 @@ test('80x24 keeps the essential columns and the footer on the last row', (t) => 
   t.is(lines.length, 24);
   const head = lines.find((l) => l.includes('SLOT'));
   for (const title of ['SLOT', 'PID', 'STATE', 'RSS', 'HEAP', 'GROWTH', 'TREND']) t.true(head.includes(title), title);
-  t.is(lines.at(-1), 'q quit  ↑↓ select  x recycle  r reload  i inspect');
+  t.is(lines.at(-1), 'q quit  ↑↓ select  x recycle  r reload  i inspect  t range  s series');
   t.regex(lines[0], /nodesup api .*pid 1234 .*up 2h00m .*4\/4 ready/);
   t.true(lines.some((l) => /limits rss 512 MiB heap 300 MiB native 250 MiB age 6h00m/.test(l)));
   t.true(lines.some((l) => /cgroup 1\.0 GiB of 4\.0 GiB \(25%\)/.test(l)));
@@ -45,7 +45,8 @@ test('160x50 shows every column and the recent recycles with their numbers', (t)
   const time = (ms) => new Date(ms).toTimeString().slice(0, 8);
   t.true(lines.includes(`${time(NOW - 60_000)} slot 1 pid 4242 rss 312 MiB > 300 MiB after 1h00m`));
   t.true(lines.some((l) => l.includes('slot 2 pid 4243 max-age 6h00m > 6h00m')));
-  t.true(lines.some((l) => l.startsWith('slot 1  pss')), 'detail of the selected slot when tall');
+  t.true(lines.some((l) => l.startsWith('slot 1  rss MiB, last 5m')), 'detail of the selected slot when tall');
+  t.true(lines.some((l) => l.startsWith('rss 200M  heap 80M/100M  external 10M  native 90M')), 'its memory parts');
 });
 
 test('12 slots in 24 rows: every slot has a row, nothing overflows', (t) => {
@@ -63,7 +64,7 @@ test('more slots than rows: a window around the selected one, and a note of what
   t.truthy(rowOf(lines, 30));
   t.falsy(rowOf(lines, 0));
   t.true(lines.some((l) => /more above, \d+ more below/.test(l)));
-  t.is(lines.at(-1), 'q quit  ↑↓ select  x recycle  r reload  i inspect');
+  t.is(lines.at(-1), 'q quit  ↑↓ select  x recycle  r reload  i inspect  t range  s series');
 });
 
 test('tiny terminals still return at most height lines', (t) => {

@@ -59,6 +59,22 @@ export const controlCommands = [
     },
   },
   {
+    command: 'history [slot] [name]',
+    describe: "each slot's memory across its workers: 30 min per poll, 6 h per 30 s, and its recycles",
+    builder: (y) => y.positional('slot', { type: 'string', describe: 'one worker slot (default: all)' })
+      .positional('name', { type: 'string', describe: 'supervisor name (optional when only one runs)' })
+      .option('json', { type: 'boolean', describe: 'the documented history document (README), one line' }),
+    handler: async (argv) => {
+      // `nodesup history api`: a name where the slot would be.
+      const named = argv.slot !== undefined && argv.name === undefined && !/^\d+$/.test(argv.slot);
+      const name = named ? argv.slot : argv.name;
+      const args = argv.slot === undefined || named ? {} : { slot: parseSlot(argv.slot) };
+      const doc = await ask({ ...argv, name }, 'history', args);
+      if (argv.json) process.stdout.write(`${JSON.stringify(doc)}\n`);
+      else process.stdout.write((await import('../history-text.js')).formatHistory(doc, { width: Math.min(160, process.stdout.columns || 100) }));
+    },
+  },
+  {
     command: 'stop [name]',
     describe: 'graceful shutdown, same as SIGTERM to the primary',
     builder: nameArg,
