@@ -6,8 +6,8 @@ import { historyDocument } from '../report/history-doc.js';
 export function controlHandlers(sup) {
   return {
     status: () => sup.snapshot(),
-    reload: () => sup.reload(),
-    recycle: ({ slot }) => sup.recycleSlot(slot),
+    reload: () => sup.manual.reload(),
+    recycle: ({ slot }) => sup.manual.recycleSlot(slot),
     inspect: ({ slot, heapSnapshot }) => inspectWorker({
       slots: sup.pool.slots, pool: sup.pool, config: sup.config, cgroupLimit: sup.cgroup.memoryLimit, now: sup.now,
       leakOf: (h) => sup.leakOf(h), pointsOf: (h) => sup.pointsOf(h),

@@ -113,16 +113,6 @@ export class Supervisor {
     if (pollMs !== null) this.pollStats.record(pollMs);
   }
 
-  /** Recycle one slot now (control socket, `nodesup recycle`). */
-  recycleSlot(raw, reason) {
-    return this.manual.recycleSlot(raw, reason);
-  }
-
-  /** Rolling restart of every slot, at most maxConcurrent at a time. */
-  reload() {
-    return this.manual.reload();
-  }
-
   /** SIGHUP: re-read the config and apply it (config-reload.js says how). */
   async reloadConfig() {
     if (this.stopping) return { applied: 'none' };
@@ -141,7 +131,7 @@ export class Supervisor {
       resizeSlots({ pool: this.pool, recycler: this.recycler, restarts: this.restarts, now: this.now, onError }, r.diff.workers.to);
       this.slotHistory.trim(r.diff.workers.to);
     }
-    if (r.rolling) await this.reload();
+    if (r.rolling) await this.manual.reload();
     return { applied: r.rolling ? 'rolling' : 'live', changed: r.diff.changed };
   }
 

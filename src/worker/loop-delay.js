@@ -30,10 +30,16 @@ export function loopDelay() {
     peek() {
       return current() ?? last;
     },
-    /** @param {number} elu  the loop's utilization over the window being read, 0..1 */
+    /**
+     * The delay over the window since the last read, and the next window begins. A window with no
+     * timer sample (shorter than the resolution, or just after it changed) says the last window's
+     * figures: the agent answering proves the loop ran, and a series that drops out for a poll
+     * reads as a gap on a dashboard. Null only before the first sample ever.
+     * @param {number} elu  the loop's utilization over the window being read, 0..1
+     */
     read(elu) {
       const h = monitors[resolution];
-      const out = current() ?? { delayP50: null, delayP99: null, delayMax: null };
+      const out = current() ?? last;
       last = out;
       h.reset();
       const next = elu >= BUSY_ELU ? FINE_MS : COARSE_MS;

@@ -45,3 +45,14 @@ test.serial('peek (what inspect reads) sees the window so far without closing it
   t.deepEqual(d.peek(), read);
   d.read(0);
 });
+
+test.serial('a read of a window with no timer sample yet says the last window\'s figures, not nothing; null only before any sample', async (t) => {
+  const d = loopDelay();
+  t.deepEqual(d.read(0.5), { delayP50: null, delayP99: null, delayMax: null }, 'nothing measured yet: unknown');
+  await wait(100);
+  const first = d.read(0.5);
+  t.true(first.delayP99 !== null, 'a window with samples has figures');
+  // The very next read comes before any timer of the new window could fire.
+  t.deepEqual(d.read(0.5), first);
+  d.read(0);
+});
