@@ -40,8 +40,8 @@ import { memoryOf } from './memory-of.js';
  * @property {number} jitterDraw
  * @property {import('./sample-window.js').SampleWindow} window
  *
- * @typedef {{level:'info'|'warn'|'error', fields:{event:string}&object, msg?:string}} Notice  data: the
- *   report layer words it (report/words.js); only advice still carries its own text
+ * @typedef {{level:'info'|'warn'|'error', fields:{event:string}&object}} Notice  data: the report
+ *   layer words it (report/words.js, report/advice-words.js)
  * @typedef {{slot:number, pid:number, reason:string, value:number|null, limit:number|null, kind?:string, trend?:object}} Verdict
  * @typedef {{slot:number, pid:number, point:boolean, profile:boolean}} Probe  a confirmation point to take, with the
  *   retained sites while the leak is unconfirmed; point false ends the suspicion
@@ -235,7 +235,7 @@ function adviceNotices(w, now, ctx, advised, notices) {
   for (const a of advise(sample, { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit })) {
     if (advised.includes(a.code)) continue;
     advised.push(a.code);
-    notices.push({ level: 'warn', fields: { event: EVENTS.ADVICE, slot: w.slot, pid: w.pid, code: a.code }, msg: a.message });
+    notices.push({ level: 'warn', fields: { event: EVENTS.ADVICE, slot: w.slot, pid: w.pid, ...a } });
   }
 }
 
@@ -253,7 +253,7 @@ function fitNotice(workers, ctx, advised, notices) {
   advised.push(ADVICE.OVERCOMMIT);
   const { limits, workers: count } = ctx.config;
   const found = overcommit({ workers: count, cgroupLimit: ctx.cgroupLimit, rssLimit: limits.rss, heapLimit, nativeBaseline, totalRss: limits.totalRss });
-  if (found) notices.push({ level: 'warn', fields: { event: EVENTS.ADVICE, code: found.code, need: found.need, limit: found.limit }, msg: found.message });
+  if (found) notices.push({ level: 'warn', fields: { event: EVENTS.ADVICE, ...found } });
 }
 
 function round2(x) {

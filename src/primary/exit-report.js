@@ -53,7 +53,7 @@ export class ExitReport {
     if (oomKill) {
       const { limits, workers } = this.config;
       const a = oomAdvice({ slot: h.slot, lastRss: memoryOf(h.window.last()), rssLimit: limits.rss, cgroupLimit: this.cgroupLimit, workers });
-      this.report('warn', { event: EVENTS.ADVICE, slot: h.slot, pid: h.pid, code: a.code }, a.message);
+      this.report('warn', { event: EVENTS.ADVICE, pid: h.pid, ...a });
     }
     return planned;
   }

@@ -12,6 +12,9 @@ import { snapshotRoom } from '../core/fit.js';
 import { workerTrend, stepOf, gcShare, scavenger } from '../core/worker-trend.js';
 import { detectLeak } from '../core/leak-detector.js';
 import { advise } from '../core/advice.js';
+import { adviceText } from '../report/advice-words.js';
+
+const worded = (list) => list.map((a) => ({ ...a, message: adviceText(a) }));
 
 /**
  * The inspect report of the worker serving in `slot`.
@@ -40,9 +43,10 @@ export async function inspectWorker({ slots, pool, config, cgroupLimit, now, lea
     trend: workerTrend(h, config, t), step: stepOf(h.window, leak, t),
     leak: (leak ? detectLeak(h.window, { leak, limits, now: t, pollInterval, startedAt: h.readyAt ?? h.startedAt }) : null) ?? leakOf(h),
     sites: sitesView(leakOf(h), pointsOf(h)),
-    advice: sample ? advise({ ...sample, gcShare: share, ...scavenger(h.window, t) }, {
+    // Worded here too: `inspect --json` is read by people and scripts that want the sentence.
+    advice: sample ? worded(advise({ ...sample, gcShare: share, ...scavenger(h.window, t) }, {
       limits, cgroupLimit, heapSpaces: detail?.heapSpaces?.map((x) => ({ space_name: x.name, space_size: x.size })) ?? null,
-    }) : [],
+    })) : [],
   };
   if (heapSnapshot) report.heapSnapshot = await takeHeapSnapshot(pool, h, heapSnapshot, slot);
   return report;

@@ -4,6 +4,7 @@
 // here, once, from the report's data, so that they agree with each other.
 import { formatBytes, formatDuration } from '../units.js';
 import { clean, paint, truncate, wrap } from './ansi.js';
+import { adviceText } from './advice-words.js';
 
 const WIDTH = 100; // the CLI's, and the most any line is wrapped to
 const MIN = 60;
@@ -157,7 +158,7 @@ function findings(r) {
 function advice(r, w) {
   const items = Array.isArray(r.advice) ? r.advice : [];
   if (!items.length) return ['Advice', '  nothing to advise'];
-  return ['Advice', ...items.flatMap((a) => wrap(typeof a === 'string' ? a : a?.message, w - 4).map((l, i) => (i ? `    ${l}` : `  • ${l}`)))];
+  return ['Advice', ...items.flatMap((a) => wrap(typeof a === 'string' ? a : a?.message ?? adviceText(a), w - 4).map((l, i) => (i ? `    ${l}` : `  • ${l}`)))];
 }
 
 /**

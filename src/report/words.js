@@ -6,6 +6,7 @@ import { formatBytes, formatDuration } from '../units.js';
 import { clean } from './ansi.js';
 import { growthPerMinute } from './status-columns.js';
 import { describeHandles } from '../core/handle-trend.js';
+import { adviceText } from './advice-words.js';
 
 /**
  * A recycle's reason and numbers: "rss 300 MiB > 256 MiB". A predictive recycle replaced the worker
@@ -47,6 +48,7 @@ const WORDS = {
   [EVENTS.LEAK_WARNING]: (f) => `slot ${f.slot}: ${describeLeak(f)}`,
   [EVENTS.LIMIT_BELOW_BASELINE]: (f) => `slot ${f.slot}: over the ${f.reason} limit right after start; the limit is below the app's baseline. Holding recycles for ${f.holdMs} ms`,
   [EVENTS.CONFIG_RELOAD]: (f) => `config reloaded${f.changed?.length ? `: ${f.changed.join(', ')}` : ' (unchanged)'}${f.applied === 'rolling' ? '; rolling the workers' : '; applied live'}`,
+  [EVENTS.ADVICE]: (f) => adviceText(f),
   [EVENTS.CONFIG_INVALID]: (f) => `config not reloaded, the running one stays: ${f.error}`,
 };
 

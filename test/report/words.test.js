@@ -19,10 +19,10 @@ test('a leak is worded from its fields: kind, rate per minute and the first site
 });
 
 test('every event the supervisor logs without its own text has words of its own', (t) => {
-  const carryTheirOwn = new Set([EVENTS.ADVICE, EVENTS.OUTPUT_DROPPED]);
+  const carryTheirOwn = new Set([EVENTS.OUTPUT_DROPPED]);
   for (const event of Object.values(EVENTS)) {
     if (carryTheirOwn.has(event)) continue;
-    const msg = messageFor({ event, slot: 0, pid: 1, reason: REASONS.RSS, value: 1, limit: 2, kind: LEAK_KINDS.HEAP, growthBytesPerSec: 1, changed: [], workers: 2, script: 'server.js', cause: 'initial', delayMs: 100, holdMs: 30000, code: 0, error: 'bad' });
+    const msg = messageFor({ event, slot: 0, pid: 1, reason: REASONS.RSS, value: 1, limit: 2, kind: LEAK_KINDS.HEAP, growthBytesPerSec: 1, changed: [], workers: 2, script: 'server.js', cause: 'initial', delayMs: 100, holdMs: 30000, code: 'fd-growth', fds: 2000, error: 'bad' });
     t.not(msg, event, `${event} has words`);
     t.false(/undefined|NaN/.test(msg), `${event}: ${msg}`);
   }

@@ -1,0 +1,57 @@
+// The words of every advice code, made once: core/advice.js and core/fit.js give a code and the facts
+// behind it; this says them, each line at most 120 characters, with the fix to try.
+import { ADVICE } from '../constants.js';
+import { formatBytes } from '../units.js';
+
+const pct = (f) => `${Math.round(f * 100)}%`;
+
+function gcCause(a) {
+  switch (a.cause) {
+    case 'flags': return `GC flags ${a.gcFlags.join(' ')} in nodeArgs or NODE_OPTIONS; try without them`.slice(0, 90);
+    case 'heap-high': return `the heap is ${pct(a.heapUsed / a.heapLimit)} of its limit; find the leak or raise --max-old-space-size`;
+    case 'new-space': return `a ${formatBytes(a.newSpace)} new space; add --max-semi-space-size=16`;
+    default: return 'check the allocation rate and heap growth';
+  }
+}
+
+function overcommit(a) {
+  const fix = a.totalRssSet ? 'or fewer workers' : "fewer workers, or limits.totalRss: '90%'";
+  if (a.by === 'rss') {
+    return `${a.workers} workers × limits.rss ${formatBytes(a.rssLimit)} > container limit ${formatBytes(a.limit)}: set limits.rss ≤ ${formatBytes(a.share)}, ${fix}`;
+  }
+  const native = a.nativeBaseline ? ` + ${formatBytes(a.nativeBaseline)} native` : '';
+  return `${a.workers} workers × (V8 heap limit ${formatBytes(a.heapLimit)}${native}) > container limit ${formatBytes(a.limit)}: nodeArgs ['--max-old-space-size=${a.oldSpaceMb}'], ${fix}`;
+}
+
+function oomKill(a) {
+  const at = a.lastRss ? ` at ${formatBytes(a.lastRss)}` : '';
+  const head = `slot ${a.slot} was killed by the kernel's OOM killer${at}`;
+  if (a.fix === 'below-machine') return `${head}: set limits.rss below what the machine can give each worker`;
+  const within = `container limit ${formatBytes(a.cgroupLimit)}, ${a.workers} workers`;
+  if (a.fix === 'lower-rss') return `${head} (${within}): set limits.rss ≤ ${formatBytes(a.share)} so nodesup recycles it first`;
+  return `${head} (${within}): the workers together overflow it; set limits.totalRss: '90%' or run fewer workers`;
+}
+
+const WORDS = {
+  [ADVICE.HEAP_NEAR_LIMIT]: (a) => `heap is ${pct(a.heapUsed / a.heapLimit)} of V8's ${formatBytes(a.heapLimit)} limit: find the leak or raise --max-old-space-size`,
+  [ADVICE.NATIVE_GAP]: (a) => `RSS is ${(a.rss / a.heapTotal).toFixed(1)}× the V8 heap, ${formatBytes(a.outside)} outside it: native or fragmented; try a full GC or MALLOC_ARENA_MAX=2`,
+  [ADVICE.GC_SHARE]: (a) => `GC takes ${pct(a.gcShare)} of the time: ${gcCause(a)}`,
+  [ADVICE.LOOP_DELAY]: (a) => `event-loop delay p99 is ${Math.round(a.delayP99)} ms: synchronous work blocks every request`,
+  [ADVICE.TINY_NEW_SPACE]: (a) => {
+    const rate = a.scavengesPerSec != null ? `, ${Math.round(a.scavengesPerSec)} scavenges/s` : '';
+    const under = a.cgroupLimit != null ? ` under a ${formatBytes(a.cgroupLimit)} cgroup limit` : '';
+    return `new space is ${formatBytes(a.newSpace)}${under}${rate}: add --max-semi-space-size=16 to nodeArgs`;
+  },
+  [ADVICE.HEAP_LIMIT_ABOVE_RSS]: (a) => `V8 heap limit ${formatBytes(a.heapLimit)} is above the ${formatBytes(a.rssLimit)} rss limit: add --max-old-space-size=${a.maxOldSpaceMb} to nodeArgs`,
+  [ADVICE.RSS_LIMIT_ABOVE_CGROUP]: (a) => `rss limit ${formatBytes(a.rssLimit)} is above the ${formatBytes(a.cgroupLimit)} cgroup limit: the OOM killer acts first`,
+  [ADVICE.FD_GROWTH]: (a) => `${a.fds} open file descriptors: sockets or files may be leaking; check keep-alive agents and pools`,
+  [ADVICE.HANDLES]: (a) => `${a.handles} active handles: timers or sockets may be leaking; check keep-alive agents and pools`,
+  [ADVICE.OVERCOMMIT]: overcommit,
+  [ADVICE.OOM_KILL]: oomKill,
+};
+
+/** One line for one piece of advice ({code, ...facts}); an unknown code is said by its code. */
+export function adviceText(a) {
+  const words = WORDS[a?.code];
+  return words ? words(a) : String(a?.message ?? a?.code ?? '');
+}
