@@ -54,7 +54,9 @@ export const ADVICE = Object.freeze({
   NATIVE_GAP: 'native-gap',
   TINY_NEW_SPACE: 'tiny-new-space',
   GC_SHARE: 'gc-share',
-  LOOP_DELAY: 'loop-delay',
+  LOOP_DELAY: 'loop-delay', // the loop is late and its thread had the CPU: blocking code
+  CPU_STARVATION: 'cpu-starvation', // the loop is late because its thread waited for a CPU
+  GC_FLAGS: 'gc-flags', // flags that move GC work onto the main thread, named before any GC share shows it
   HEAP_NEAR_LIMIT: 'heap-near-limit',
   HEAP_LIMIT_ABOVE_RSS: 'heap-limit-above-rss',
   RSS_LIMIT_ABOVE_CGROUP: 'rss-limit-above-cgroup',

@@ -20,12 +20,15 @@ export const ADVICE_THRESHOLDS = Object.freeze({
   heapHigh: 0.7, // of V8's heap limit: past this, full GCs come ever more often
   gcShare: 0.1, // seed 002: 2–3 % is normal, 13 % hurt latency
   delayP99: 100, // ms of event-loop delay: every request waits that long
+  cpuWait: 0.2, // share of the window the loop's thread waited for a CPU: past it, a late loop is starved, not blocked
   heapNearLimit: 0.85, // of V8's own heap limit: past this V8 thrashes in full GCs before it dies
   fds: 1000,
   handles: 1000,
 });
 
 const A = ADVICE_THRESHOLDS;
+// V8 flags that take GC work off its helper threads and put it on the main thread, in every pause.
+const MAIN_THREAD_GC = /^--(no-concurrent-marking|no-parallel-marking|no-parallel-scavenge|no-concurrent-sweeping|no-parallel-compaction|single-threaded-gc|single-threaded|predictable|gc-global|stress-compaction)\b/;
 const known = (v) => v !== null && v !== undefined && !Number.isNaN(v);
 
 function newSpaceOf(sample, heapSpaces) {
@@ -80,8 +83,13 @@ export function advise(sample, { limits = null, cgroupLimit = null, heapSpaces =
   }
 
   if (known(delayP99) && delayP99 > A.delayP99) {
-    out.push({ code: ADVICE.LOOP_DELAY, delayP99 });
+    const starved = known(sample.cpuWaitShare) && sample.cpuWaitShare >= A.cpuWait;
+    out.push({ code: starved ? ADVICE.CPU_STARVATION : ADVICE.LOOP_DELAY, delayP99, cpuWaitShare: sample.cpuWaitShare ?? null });
   }
+
+  // Seed 002: shipped for months with concurrent marking off; named from the first sample on.
+  const mainThreadGc = (sample.gcFlags ?? []).filter((f) => MAIN_THREAD_GC.test(f));
+  if (mainThreadGc.length) out.push({ code: ADVICE.GC_FLAGS, gcFlags: mainThreadGc.slice(0, 3) });
 
   if (known(newSpace) && newSpace <= A.newSpace && scavengerHot) {
     out.push({ code: ADVICE.TINY_NEW_SPACE, newSpace, cgroupLimit: known(cgroupLimit) ? cgroupLimit : null, scavengesPerSec: known(sample.scavengesPerSec) ? sample.scavengesPerSec : null });

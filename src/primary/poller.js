@@ -159,6 +159,7 @@ export function buildSample(t, pid, proc, stats) {
     elu: stats?.elu ?? null,
     delayP50: stats?.delayP50 ?? null,
     delayP99: stats?.delayP99 ?? null,
+    cpuWaitShare: stats?.cpuWaitShare ?? null,
     requests: stats?.requests ?? null,
     handles: stats?.handles ?? null,
     // Per-type active resources ({TCPSocketWrap: 12, Timeout: 40}) and scavenges so far.

@@ -37,6 +37,8 @@ const WORDS = {
   [ADVICE.NATIVE_GAP]: (a) => `RSS is ${(a.rss / a.heapTotal).toFixed(1)}× the V8 heap, ${formatBytes(a.outside)} outside it: native or fragmented; try a full GC or MALLOC_ARENA_MAX=2`,
   [ADVICE.GC_SHARE]: (a) => `GC takes ${pct(a.gcShare)} of the time: ${gcCause(a)}`,
   [ADVICE.LOOP_DELAY]: (a) => `event-loop delay p99 is ${Math.round(a.delayP99)} ms: synchronous work blocks every request`,
+  [ADVICE.CPU_STARVATION]: (a) => `loop delay p99 ${Math.round(a.delayP99)} ms, ${pct(a.cpuWaitShare)} of it waiting for a CPU: starved by other processes, not blocking code`,
+  [ADVICE.GC_FLAGS]: (a) => `${a.gcFlags.join(' ')} in nodeArgs or NODE_OPTIONS: GC work moves onto the main thread; drop it`.slice(0, 120),
   [ADVICE.TINY_NEW_SPACE]: (a) => {
     const rate = a.scavengesPerSec != null ? `, ${Math.round(a.scavengesPerSec)} scavenges/s` : '';
     const under = a.cgroupLimit != null ? ` under a ${formatBytes(a.cgroupLimit)} cgroup limit` : '';

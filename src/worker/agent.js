@@ -15,6 +15,7 @@ import { watchThreads } from './threads.js';
 import { heapProfiler } from './heap-profiler.js';
 import { longLived } from './long-lived.js';
 import { loopDelay } from './loop-delay.js';
+import { cpuWait } from './cpu-wait.js';
 
 const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
 const GC_SETTLE_MS = 50;
@@ -31,6 +32,7 @@ function start() {
     threads: watchThreads(), profiler: heapProfiler(), lastMajor: null, longLived: longLived(),
   };
   const delay = loopDelay();
+  state.cpuWait = cpuWait();
 
   new PerformanceObserver((list) => {
     let major = false;
@@ -197,6 +199,8 @@ function stats(state, delay, detail, full) {
     gcFlags,
     elu: elu.utilization,
     ...(detail ? delay.peek() : delay.read(elu.utilization)),
+    // Time the loop's thread was runnable but waited for a CPU, over the same window.
+    cpuWaitShare: state.cpuWait.share(!detail),
     requests: state.requests,
     handles: resources.length,
     // Per type ("TCPSocketWrap", "Timeout", …): a leak of sockets or timers is named by its types.

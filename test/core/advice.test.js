@@ -38,6 +38,11 @@ for (const [name, patch, ctx, code, mentions] of [
   ['gc-share: the heap near its limit named', { gcShare: 0.2, heapUsed: 1.5 * GiB }, {}, ADVICE.GC_SHARE, ['75% of its limit']],
   ['gc-share: a small new space named', { gcShare: 0.2, newSpace: 2 * MiB, scavengesPerSec: 200 }, {}, ADVICE.GC_SHARE, ['2.0 MiB new space']],
   ['loop-delay', { delayP99: 250.4 }, {}, ADVICE.LOOP_DELAY, ['250 ms']],
+  ['loop-delay with the CPU at hand: blocking code', { delayP99: 250.4, cpuWaitShare: 0.02 }, {}, ADVICE.LOOP_DELAY, ['250 ms', 'blocks']],
+  // Three healthy apps got "synchronous work blocks" while other processes had the machine's CPUs.
+  ['cpu-starvation: the loop\'s thread waited for a CPU', { delayP99: 378, cpuWaitShare: 0.45 }, {}, ADVICE.CPU_STARVATION, ['378 ms', '45%', 'starved']],
+  // seed 002: concurrent marking off, named before any GC share shows it
+  ['gc-flags at a healthy GC share', { gcFlags: ['--no-concurrent-marking', '--max-old-space-size=512'] }, {}, ADVICE.GC_FLAGS, ['--no-concurrent-marking']],
   ['heap-near-limit', { heapUsed: 1.9 * GiB }, {}, ADVICE.HEAP_NEAR_LIMIT, ['95%', '2.0 GiB']],
   ['heap-limit-above-rss', {}, { limits: { rss: 512 * MiB } }, ADVICE.HEAP_LIMIT_ABOVE_RSS, ['2.0 GiB', '512 MiB', '--max-old-space-size=384']],
   ['rss-limit-above-cgroup', {}, { limits: { rss: 1 * GiB }, cgroupLimit: 768 * MiB }, ADVICE.RSS_LIMIT_ABOVE_CGROUP, ['1.0 GiB', '768 MiB']],
@@ -88,12 +93,13 @@ test('every message fits 120 chars, even with the largest numbers', (t) => {
     newSpace: 7.9 * MiB, gcShare: 0.999, delayP99: 123456.7, fds: 1_048_576, handles: 10_000_000, scavengesPerSec: 123456, gcFlags: ['--max-semi-space-size=123456789', '--no-concurrent-marking-and-more-words'],
   };
   const lines = [
-    ...advise(worst, { limits: { rss: 1023 * GiB }, cgroupLimit: 1000 * GiB }),
+    ...advise({ ...worst, cpuWaitShare: 0.999 }, { limits: { rss: 1023 * GiB }, cgroupLimit: 1000 * GiB }),
     ...advise({ ...worst, heapLimit: 1023 * GiB }, { limits: { rss: 1000 * GiB }, cgroupLimit: 1023 * GiB }),
   ];
   // overcommit and oom-kill are the fleet's and the exit's advice (core/fit.js), not a sample's.
   const fromSamples = Object.values(ADVICE).filter((c) => c !== ADVICE.OVERCOMMIT && c !== ADVICE.OOM_KILL);
   t.deepEqual([...new Set(codes(lines))].sort(), fromSamples.sort());
+  t.false(advise({ ...HEALTHY, gcFlags: ['--max-old-space-size=512', '--max-semi-space-size=16'] }, CTX).some((a) => a.code === ADVICE.GC_FLAGS), 'sizing flags are not main-thread GC');
   for (const message of lines.map(adviceText)) t.true(message.length <= 120, `${message.length}: ${message}`);
 });
 
