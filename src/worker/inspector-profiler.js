@@ -3,7 +3,7 @@
 // alive since sampling began (what retainedSites diffs). With `deopt`, precise binary coverage runs
 // alongside: optimized code has small functions inlined into their callers, and the profiler
 // records the function V8 is executing, so a leak in a three-line `cacheUser` was filed under the
-// timer callback that called it (Node 20 and 24, measured). Coverage deoptimizes everything and
+// timer callback that called it (Node 20, 24 and 26, measured). Coverage deoptimizes everything and
 // keeps callees as frames while it is on (unless the app collects coverage itself: NODE_V8_COVERAGE);
 // bench/RESULTS.md has what the two cost together.
 
