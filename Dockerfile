@@ -3,7 +3,10 @@
 #   docker run --rm -p 3000:3000 -p 9209:9209 nodesup-example
 # Runs examples/http-server/server.js by default; pass another script (and flags) as the command:
 #   docker run --rm nodesup-example app/server.js --config /etc/nodesup/supervisor.config.mjs
-FROM node:20-slim
+# Node 26: the Active LTS (October 2026 to its end of life in April 2029), the longest-supported
+# line CI runs the suite on (.ci/run), and the one where the heap profiler runs in-process (v8.startHeapProfile).
+# 20 is past its end of life; 22 and 24 are in maintenance, security fixes only.
+FROM node:26-slim
 
 # PID 1. The kernel gives PID 1 no default signal actions, and every orphan in the container is
 # re-parented to it. nodesup handles SIGTERM/SIGINT itself and Node reaps nodesup's own workers,

@@ -16,6 +16,8 @@ import { ROOT, BIN } from './helpers/cli.js';
 
 const K8S = path.join(ROOT, 'examples/kubernetes');
 const DOCKERFILE = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+// The Node lines CI runs the suite on, beside the machine's own: `lines="${NODESUP_CI_NODE_LINES:-22 24 26}"`.
+const CI_LINES = fs.readFileSync(path.join(ROOT, '.ci/run'), 'utf8').match(/NODESUP_CI_NODE_LINES:-([\d ]+)\}/)[1].trim().split(/\s+/).map(Number);
 
 const yamlFiles = fs.readdirSync(K8S).filter((f) => /\.ya?ml$/.test(f));
 const docs = yamlFiles.flatMap((f) => parseAllDocuments(fs.readFileSync(path.join(K8S, f), 'utf8')).map((d) => ({ file: f, doc: d })));
@@ -132,8 +134,10 @@ test('every `nodesup start` flag in the Dockerfile and the manifests exists in `
   t.false(argv.some((a) => a === '--'), 'no app args slipped in');
 });
 
-test('the Dockerfile: official node:20-slim, npm ci --omit=dev, non-root USER, exec-form ENTRYPOINT running nodesup start', (t) => {
-  t.regex(dockerOps.find((i) => i.op === 'FROM').rest, /^node:20-slim\b/);
+test('the Dockerfile: official node:<line>-slim of the newest line CI tests, npm ci --omit=dev, non-root USER, exec-form ENTRYPOINT running nodesup start', (t) => {
+  const from = dockerOps.find((i) => i.op === 'FROM').rest.match(/^node:(\d+)-slim\b/);
+  t.truthy(from, 'FROM node:<major>-slim');
+  t.is(Number(from?.[1]), Math.max(...CI_LINES), `the newest of the lines .ci/run tests (${CI_LINES.join(', ')})`);
   t.true(dockerOps.some((i) => i.op === 'RUN' && /npm ci --omit=dev/.test(i.rest)));
   const user = lastOp('USER');
   t.truthy(user, 'a USER instruction');

@@ -87,3 +87,18 @@ export function retainedSites(before, after, spanMs, { share = SITE_THRESHOLDS.s
 }
 
 const key = (s) => `${s.fn}\u0000${s.file}\u0000${s.line}`;
+
+/**
+ * Two flat profiles added site by site (the in-process profiler's segments), largest first, capped.
+ * @param {FlatProfile|null} a @param {FlatProfile} b @returns {FlatProfile}
+ */
+export function addProfiles(a, b, { max = MAX_FLAT } = {}) {
+  if (!a) return { total: b.total, sites: b.sites.slice(0, max) };
+  const bySite = new Map(a.sites.map((s) => [key(s), { ...s }]));
+  for (const s of b.sites) {
+    const prev = bySite.get(key(s));
+    if (prev) prev.bytes += s.bytes;
+    else bySite.set(key(s), { ...s });
+  }
+  return { total: a.total + b.total, sites: [...bySite.values()].sort((x, y) => y.bytes - x.bytes).slice(0, max) };
+}

@@ -1,5 +1,6 @@
-// What differs between the Node lines nodesup runs on (20, 22, 24) in ways a config can trip over.
-// Each entry is pinned by a test that runs the real binary of the line under test.
+// What differs between the Node lines nodesup runs on (20, 22, 24, 26): flags a config can trip
+// over, and the APIs nodesup uses where a line has them. Each entry is pinned by a test that runs
+// the real binary of the line under test (test/core/node-lines.test.js).
 
 /**
  * V8 flags that make a worker abort on some lines. `--no-parallel-marking` fails a V8 check at the
@@ -25,4 +26,30 @@ export function abortingFlag(args, version) {
     if (given.has(a.flag) && a.aborts(major)) return { flag: a.flag, why: a.why, fix: a.fix };
   }
   return null;
+}
+
+/**
+ * APIs nodesup uses where the line has them, with the first version that has each. The code
+ * feature-detects (typeof); this table says which lines get what, and its test keeps it true.
+ */
+export const SINCE = Object.freeze({
+  // Thread heaps: without it a worker_thread's heap is unknown (null), and only the count is known.
+  'Worker#getHeapStatistics': [22, 16],
+  // In-process heap sampling without an inspector session: the heap profiler's way in where the
+  // inspector is denied (--permission without --allow-inspector), and the one way to tell that the
+  // app already samples the heap (it throws ERR_HEAP_PROFILE_HAVE_BEEN_STARTED; the inspector does not).
+  'v8.startHeapProfile': [26, 0],
+  // Node's permission model under its stable flag; Node 20 only has --experimental-permission,
+  // which 22 still accepts and 24 refuses.
+  '--permission': [22, 0],
+});
+
+/**
+ * Whether Node `version` has `api` (a key of SINCE).
+ * @param {keyof typeof SINCE} api @param {string} version  process.versions.node
+ */
+export function has(api, version) {
+  const [major, minor] = String(version).split('.').map(Number);
+  const [m, n] = SINCE[api];
+  return major > m || (major === m && minor >= n);
 }

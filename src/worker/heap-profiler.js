@@ -1,90 +1,82 @@
-// V8's sampling heap profiler in the worker, through an in-process node:inspector session. It runs
-// only while the primary suspects a heap leak (started by the first confirmation probe, stopped
-// when the leak is confirmed, the suspicion ends or the worker drains), so a healthy worker never
-// pays for it. When it cannot run, `reason` says why and nothing else changes.
+// V8's sampling heap profiler in the worker. It runs only while the primary suspects a heap leak
+// (started by the first confirmation probe, stopped when the leak is confirmed, the suspicion ends
+// or the worker drains), so a healthy worker never pays for it. When it cannot run, `reason` says
+// why and nothing else changes.
 //
-// The profiler records the function V8 is executing, and optimized code has small functions
-// inlined into their callers: a leak in a three-line `cacheUser` was filed under the timer callback
-// that called it (Node 20 and 24, measured). Precise binary coverage deoptimizes everything and
-// keeps callees as frames while it is on, so it runs alongside the profiler (unless the app collects
-// coverage itself: NODE_V8_COVERAGE); bench/RESULTS.md has what the two cost together.
+// Two ways in. An in-process node:inspector session first, on every line: its profile can be read
+// without stopping it, and precise coverage beside it undoes inlining (inspector-profiler.js).
+// Where no session can be had (Node's permission model without --allow-inspector, a Node built
+// without the inspector), Node 26's v8.startHeapProfile instead (in-process-profiler.js): sites
+// without the inspector, at some precision (its header says what). Neither under --inspect, nor
+// while the app's own profiler runs: V8 has one sampling heap profiler per isolate.
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { flattenProfile } from '../core/heap-sites.js';
+import { inspectorProfiler } from './inspector-profiler.js';
+import { inProcessProfiler } from './in-process-profiler.js';
+
+/**
+ * Whether a sampling heap profiler already runs in this isolate (the app's v8.startHeapProfile or
+ * its own inspector session), where the API can tell (Node 26). Our inspector session cannot: its
+ * startSampling succeeds beside one, reads the app's profile, and its stopSampling ends the app's
+ * (pinned in node-lines.test.js).
+ */
+function heldByApp(start) {
+  if (typeof start !== 'function') return false;
+  try {
+    start({ sampleInterval: 1 << 30 }).stop();
+    return false;
+  } catch (err) {
+    return err?.code === 'ERR_HEAP_PROFILE_HAVE_BEEN_STARTED';
+  }
+}
 
 // V8's default sampling interval: one sample per 32 KiB allocated on average (bench/RESULTS.md,
 // "Sampling heap profiler cost", has what it costs).
 export const SAMPLING_INTERVAL = 32 * 1024;
 const OURS = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
-/** @param {{deopt?: boolean}} [o]  deopt false: the profiler alone, without coverage (the cost bench's control) */
-export function heapProfiler({ deopt = !process.env.NODE_V8_COVERAGE } = {}) {
-  let session = null;
-  let sampling = false;
+/**
+ * @param {{deopt?: boolean, start?: Function}} [o]  deopt false: the profiler alone, without coverage
+ *   (the cost bench's control); start: v8.startHeapProfile, absent before Node 26 (tests pass null)
+ */
+export function heapProfiler({ deopt = !process.env.NODE_V8_COVERAGE, start = v8.startHeapProfile } = {}) {
+  const flatten = (head) => flattenProfile(head, { cwd: process.cwd(), ignore: (url) => url.includes(OURS) });
+  const inspector = inspectorProfiler({ interval: SAMPLING_INTERVAL, deopt, flatten });
+  let inProcess = null;
+  let active = null;
   let reason = null;
 
-  const post = (method, params = {}) => new Promise((resolve, reject) => {
-    session.post(method, params, (err, res) => (err ? reject(err) : resolve(res)));
-  });
-
-  async function open() {
-    if (session || reason) return Boolean(session);
-    let inspector;
-    try {
-      inspector = await import('node:inspector');
-    } catch {
-      reason = 'this Node is built without the inspector';
-      return false;
-    }
-    // A debugger attached through --inspect may be profiling itself: do not pull the rug.
-    if (inspector.url()) {
-      reason = 'the worker runs with --inspect; the heap profiler is left to the debugger';
-      return false;
-    }
-    try {
-      session = new inspector.Session();
-      session.connect();
-    } catch (err) {
-      session = null;
-      reason = `cannot open an inspector session: ${err?.message ?? err}`;
-      return false;
-    }
-    return true;
-  }
-
   return {
-    get reason() { return reason; },
+    get reason() { return active ? active.reason : reason; },
+    /** 'inspector' or 'in-process' while one runs, else null. */
+    get via() { return active === inspector ? 'inspector' : active ? 'in-process' : null; },
     /** The retained allocations by site now (start sampling first if needed); null when unavailable. */
     async sample() {
-      if (!(await open())) return null;
-      try {
-        if (!sampling) {
-          if (deopt) {
-            await post('Profiler.enable');
-            await post('Profiler.startPreciseCoverage', { callCount: false, detailed: false });
-          }
-          await post('HeapProfiler.startSampling', { samplingInterval: SAMPLING_INTERVAL });
-          sampling = true;
-        }
-        const { profile } = await post('HeapProfiler.getSamplingProfile');
-        return flattenProfile(profile.head, { cwd: process.cwd(), ignore: (url) => url.includes(OURS) });
-      } catch (err) {
-        // Someone else (the app's own session) stopped or holds the profiler: give up for good.
-        reason = `the heap profiler is in use elsewhere: ${err?.message ?? err}`;
-        this.stop();
+      if (active) return active.sample();
+      if (heldByApp(start)) {
+        reason = 'the heap profiler is in use elsewhere: the app samples the heap itself (v8.startHeapProfile or its own inspector session)';
         return null;
       }
-    },
-    /** Stop sampling and free its memory; the session closes too, so nothing holds the worker. */
-    stop() {
-      if (!session) return;
-      if (sampling) {
-        session.post('HeapProfiler.stopSampling', () => {});
-        if (deopt) session.post('Profiler.stopPreciseCoverage', () => session?.post('Profiler.disable', () => {}));
+      const sites = await inspector.sample();
+      if (sites) { active = inspector; reason = null; return sites; }
+      reason = inspector.reason;
+      if (inspector.heldElsewhere) return null;
+      inProcess ??= inProcessProfiler({ interval: SAMPLING_INTERVAL, flatten, start });
+      if (inProcess.reason) {
+        reason = `${inspector.reason}; ${inProcess.reason}`;
+        return null;
       }
-      sampling = false;
-      session.disconnect();
-      session = null;
+      active = inProcess;
+      reason = null;
+      return inProcess.sample();
+    },
+    /** Stop sampling and free its memory, whichever way it ran; the next sample starts afresh. */
+    stop() {
+      inspector.stop();
+      inProcess?.stop();
+      active = null;
     },
   };
 }

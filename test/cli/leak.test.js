@@ -108,7 +108,9 @@ test('inspect on a live worker: readable text, --json and a heap snapshot', asyn
   const cfg = writeConfig(t, { leak: FAST_LEAK });
   const run = startCli(t, [corpus('steady'), '-c', cfg, '--max-rss', '100mb'], await env());
   const ready = await run.waitFor((e) => e.event === 'worker.ready');
-  await run.waitForStatus((s) => s.slots[0].last?.agent && s.slots[0].last.heapUsed > 0, { what: 'a first sample' });
+  // A poll whose window held a loop-delay reading: a worker starved of CPU from its start (the
+  // whole suite on 2 cores) has none yet, and inspect then rightly shows the delay as unknown (-).
+  await run.waitForStatus((s) => s.slots[0].last?.agent && s.slots[0].last.heapUsed > 0 && s.slots[0].last.delayP50 != null, { what: 'a first sample with a loop delay' });
   const cli = (args) => runCli(args, { env: { NODESUP_RUN_DIR: run.runDir } });
 
   const text = await cli(['inspect', '0']);

@@ -2,7 +2,7 @@
 // record.js), where cacheUser in app/users.js retains and buildReport in app/report.js only churns.
 import test from 'ava';
 import fs from 'node:fs';
-import { flattenProfile, retainedSites } from '../../src/core/heap-sites.js';
+import { flattenProfile, retainedSites, addProfiles } from '../../src/core/heap-sites.js';
 
 const rec = JSON.parse(fs.readFileSync(new URL('../fixtures/profiles/two-profiles.json', import.meta.url), 'utf8'));
 const flat = (p) => flattenProfile(p.head, { cwd: rec.cwd });
@@ -59,3 +59,23 @@ for (const [title, before, after, spanMs, want] of DIFF) {
     t.deepEqual(retainedSites({ total: 0, sites: before }, { total: 0, sites: after }, spanMs), want);
   });
 }
+
+// The in-process profiler's segments, added up: the same site summed, new ones kept, largest first.
+const ADD = [
+  ['no earlier sum: the segment itself', null, { total: 30, sites: [site('a', 30)] }, { total: 30, sites: [site('a', 30)] }],
+  ['the same site is summed, a new one joins, order by bytes', { total: 40, sites: [site('a', 30), site('b', 10)] },
+    { total: 45, sites: [site('b', 40), site('c', 5)] }, { total: 85, sites: [site('b', 50), site('a', 30), site('c', 5)] }],
+  ['an empty segment changes nothing', { total: 9, sites: [site('a', 9)] }, { total: 0, sites: [] }, { total: 9, sites: [site('a', 9)] }],
+];
+for (const [title, a, b, want] of ADD) {
+  test(`addProfiles: ${title}`, (t) => {
+    t.deepEqual(addProfiles(a, b), want);
+  });
+}
+
+test('addProfiles keeps the largest sites up to max, and leaves its inputs alone', (t) => {
+  const a = { total: 3, sites: [site('a', 3)] };
+  const b = { total: 7, sites: [site('a', 1), site('b', 2), site('c', 4)] };
+  t.deepEqual(addProfiles(a, b, { max: 2 }).sites, [site('a', 4), site('c', 4)]);
+  t.deepEqual(a.sites, [site('a', 3)]);
+});
