@@ -14,6 +14,7 @@ export const KIND = Object.freeze({
   CONFIRM: 'confirm',   // request / reply: heap after a full GC and retained sites (a suspected leak)
   DRAIN: 'drain',       // primary → agent: stop keep-alive, run onShutdown hooks
   HEAP_SNAPSHOT: 'heap-snapshot', // request / reply: write a heap snapshot to a path
+  HELD: 'held',         // request / reply: what keeps a draining worker alive (open requests, upgraded sockets)
   REPLY: 'reply',
 });
 

@@ -17,6 +17,7 @@ import { Recycler } from './recycler.js';
 import { runTick, servingWorkers, pollGroups } from './tick.js';
 import { HeapProber } from './heap-prober.js';
 import { buildSnapshot } from './snapshot.js';
+import { describeHeldBy } from './held-by.js';
 import { startOrphanGuard } from './orphan-guard.js';
 import { createHistory } from '../report/history.js';
 
@@ -126,9 +127,10 @@ export class Supervisor {
     // A recycle's exit carries its reason (and is counted as one); a stop's does not.
     if (planned && !NOT_RECYCLES.has(h.retiring.reason)) Object.assign(fields, { reason: h.retiring.reason, recycleMs: now - h.retiring.decidedAt });
     if (h.notReady) fields.notReady = true;
+    if (h.heldBy) fields.heldBy = h.heldBy;
     const oomKill = this.#oomKilled(h, signal);
     if (oomKill) fields.oomKill = true;
-    this.emit(planned ? 'info' : 'warn', fields, `slot ${h.slot}: pid ${h.pid} exited (${signal ?? code})${oomKill ? ', killed by the kernel\'s OOM killer' : ''}`);
+    this.emit(planned ? 'info' : 'warn', fields, `slot ${h.slot}: pid ${h.pid} exited (${signal ?? code})${describeHeldBy(h.heldBy)}${oomKill ? ', killed by the kernel\'s OOM killer' : ''}`);
     if (oomKill) {
       const a = oomAdvice({ slot: h.slot, lastRss: h.window.last()?.treeRss ?? null, rssLimit: this.config.limits.rss, cgroupLimit: this.cgroup.memoryLimit, workers: this.config.workers });
       this.emit('warn', { event: EVENTS.ADVICE, slot: h.slot, pid: h.pid, code: a.code }, a.message);

@@ -14,6 +14,7 @@ import { hooks, runShutdownHooks } from './hooks.js';
 import { watchThreads } from './threads.js';
 import { heapProfiler } from './heap-profiler.js';
 import { longLived } from './long-lived.js';
+import { heldTable } from './held.js';
 import { loopDelay } from './loop-delay.js';
 
 const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
@@ -26,9 +27,10 @@ const gcFlags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(
 if (cluster.isWorker && typeof process.send === 'function') start();
 
 function start() {
+  const held = heldTable();
   const state = {
     requests: 0, heapFloor: null, draining: false, servers: new Set(), gc: newGcTotals(), elu: performance.eventLoopUtilization(),
-    threads: watchThreads(), profiler: heapProfiler(), lastMajor: null, longLived: longLived(),
+    threads: watchThreads(), profiler: heapProfiler(), lastMajor: null, held, longLived: longLived({ onUpgrade: (socket) => held.upgrade(socket) }),
   };
   const delay = loopDelay();
 
@@ -44,10 +46,11 @@ function start() {
     if (major) state.lastMajor = { at: Date.now(), used, sites: null };
   }).observe({ entryTypes: ['gc'] });
 
-  dc.subscribe('http.server.request.start', ({ response, server }) => {
+  dc.subscribe('http.server.request.start', ({ request, response, server }) => {
     state.requests++;
     if (!state.servers.has(server)) state.servers.add(server);
-    state.longLived.track(response);
+    state.held.request(request, response);
+    state.longLived.track(request, response);
     // Draining: this response tells the client to close, so it never reuses a socket we close.
     if (state.draining) response.shouldKeepAlive = false;
   });
@@ -65,6 +68,7 @@ function start() {
     [KIND.CONFIRM]: (req) => confirm(state, req),
     [KIND.DRAIN]: (req) => { drain(state, req); return { draining: true }; },
     [KIND.HEAP_SNAPSHOT]: (req) => ({ file: v8.writeHeapSnapshot(req.file) }),
+    [KIND.HELD]: () => state.held.snapshot(),
   };
 
   process.on('internalMessage', (msg) => {
