@@ -19,6 +19,7 @@ import { HeapProber } from './heap-prober.js';
 import { buildSnapshot } from './snapshot.js';
 import { describeHeldBy } from './held-by.js';
 import { startOrphanGuard } from './orphan-guard.js';
+import { relayAdapterMessages } from './adapter-relay.js';
 import { createHistory } from '../report/history.js';
 
 const STOP = RETIRE.STOP;
@@ -89,6 +90,7 @@ export class Supervisor {
       pollInterval: config.pollInterval, nodeArgs: config.nodeArgs,
     }, `nodesup ${config.name}: ${config.workers} workers of ${config.script}`);
     this.guard = startOrphanGuard({ onError: (err) => this.#guardLost(err) });
+    this.stopRelay = relayAdapterMessages(this.pool); // socket.io's cluster adapter, across workers
     if (this.guard.pid === null) this.#guardLost(new Error('no /bin/sh or no /proc here'));
     for (const s of this.slots) this.#spawn(s.slot, SPAWN_CAUSES.INITIAL);
     this.#scheduleTick();
@@ -336,6 +338,7 @@ export class Supervisor {
       }
       await Promise.all(this.recycler.reaping);
       this.guard?.close();
+      this.stopRelay?.();
       this.emit('info', { event: EVENTS.SUPERVISOR_STOP, signal: signal ?? null, durationMs: this.now() - t0, ...(this.fatal ? { error: this.fatal.code } : {}) }, 'nodesup stopped');
       this.resolveDone();
     })();
