@@ -6,7 +6,7 @@ export const LIVE_KEYS = Object.freeze(['limits', 'pollInterval', 'leak', 'gcBef
 /** Keys the workers are forked with: a change rolls them, one slot at a time. */
 export const ROLLING_KEYS = Object.freeze(['script', 'args', 'env', 'nodeArgs']);
 /** Keys bound at start (the control socket's name, the metrics port, the log, the screen). */
-export const RESTART_KEYS = Object.freeze(['name', 'metrics', 'log', 'tui']);
+export const RESTART_KEYS = Object.freeze(['name', 'metrics', 'log', 'tui', 'balance', 'stickyHeader']);
 
 /**
  * @param {import('../types.js').Config} current

@@ -54,6 +54,8 @@ export class Pool extends EventEmitter {
     /** @type {Set<WorkerHandle>} */
     this.live = new Set();
     this.seq = 0;
+    /** Set by the parts that need it in every worker forked (NODESUP_BALANCE: primary/realtime.js). */
+    this.workerEnv = {};
     this.configure(config);
   }
 
@@ -72,7 +74,7 @@ export class Pool extends EventEmitter {
 
   /** Fork a worker into `slot`; it is 'spawning' until it listens or calls ready(). */
   spawn(slot) {
-    const worker = cluster.fork({ ...this.config.env, NODESUP_SLOT: String(slot), NODESUP_NAME: this.config.name });
+    const worker = cluster.fork({ ...this.config.env, ...this.workerEnv, NODESUP_SLOT: String(slot), NODESUP_NAME: this.config.name });
     const now = this.now();
     /** @type {WorkerHandle} */
     const h = {

@@ -19,7 +19,7 @@ import { HeapProber } from './heap-prober.js';
 import { buildSnapshot } from './snapshot.js';
 import { describeHeldBy } from './held-by.js';
 import { startOrphanGuard } from './orphan-guard.js';
-import { relayAdapterMessages } from './adapter-relay.js';
+import { startRealtime } from './realtime.js';
 import { createHistory } from '../report/history.js';
 
 const STOP = RETIRE.STOP;
@@ -90,7 +90,7 @@ export class Supervisor {
       pollInterval: config.pollInterval, nodeArgs: config.nodeArgs,
     }, `nodesup ${config.name}: ${config.workers} workers of ${config.script}`);
     this.guard = startOrphanGuard({ onError: (err) => this.#guardLost(err) });
-    this.stopRelay = relayAdapterMessages(this.pool); // socket.io's cluster adapter, across workers
+    this.realtime = startRealtime(this); // sticky balancing, socket.io's cluster adapter, their advice
     if (this.guard.pid === null) this.#guardLost(new Error('no /bin/sh or no /proc here'));
     for (const s of this.slots) this.#spawn(s.slot, SPAWN_CAUSES.INITIAL);
     this.#scheduleTick();
@@ -327,6 +327,7 @@ export class Supervisor {
     }
     const t0 = this.now();
     clearTimeout(this.tickTimer);
+    this.realtime?.stopping(); // the sticky balancer stops accepting
     this.stopping = (async () => {
       for (const s of this.slots) clearTimeout(s.restartTimer);
       // allSettled: one worker that cannot be drained must not leave the others undrained.
@@ -338,7 +339,7 @@ export class Supervisor {
       }
       await Promise.all(this.recycler.reaping);
       this.guard?.close();
-      this.stopRelay?.();
+      this.realtime?.stopped();
       this.emit('info', { event: EVENTS.SUPERVISOR_STOP, signal: signal ?? null, durationMs: this.now() - t0, ...(this.fatal ? { error: this.fatal.code } : {}) }, 'nodesup stopped');
       this.resolveDone();
     })();

@@ -15,6 +15,7 @@ import { watchThreads } from './threads.js';
 import { heapProfiler } from './heap-profiler.js';
 import { longLived } from './long-lived.js';
 import { heldTable } from './held.js';
+import { isSticky, stickyWorker, reportSession } from './sticky.js';
 import { loopDelay } from './loop-delay.js';
 
 const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
@@ -28,9 +29,11 @@ if (cluster.isWorker && typeof process.send === 'function') start();
 
 function start() {
   const held = heldTable();
+  const sticky = isSticky();
+  const balanced = sticky ? stickyWorker() : null;
   const state = {
     requests: 0, heapFloor: null, draining: false, servers: new Set(), gc: newGcTotals(), elu: performance.eventLoopUtilization(),
-    threads: watchThreads(), profiler: heapProfiler(), lastMajor: null, held, longLived: longLived({ onUpgrade: (socket) => held.upgrade(socket) }),
+    balanced, threads: watchThreads(), profiler: heapProfiler(), lastMajor: null, held, longLived: longLived({ onUpgrade: (socket) => held.upgrade(socket), onEngine: (engine) => onEngine(engine, sticky) }),
   };
   const delay = loopDelay();
 
@@ -113,6 +116,18 @@ function start() {
   process.send(message(KIND.HELLO, { pid: process.pid, node: process.version }));
 }
 
+// The primary learns that the app serves engine.io, and whether it long-polls (which needs sticky
+// sessions across workers); with balance: 'sticky', where each of its sessions lives.
+function onEngine(engine, sticky) {
+  const polling = (engine.opts?.transports ?? ['polling']).includes('polling');
+  if (process.connected) process.send(message(KIND.ENGINE, { polling }));
+  if (!sticky) return;
+  engine.on('connection', (session) => {
+    reportSession(session.id, true);
+    session.once('close', () => reportSession(session.id, false));
+  });
+}
+
 /**
  * One confirmation point of a suspected heap leak: the heap after a full GC, and (with `profile`)
  * the retained allocations by site. A full GC the worker ran by itself within `reuseMs` serves as
@@ -167,6 +182,8 @@ function drain(state, { closeWithinMs = 2000 } = {}) {
   }
   // WebSockets and SSE streams the hooks left open: closed by their protocol, spread out.
   state.longLived.closeAll(closeWithinMs);
+  // Under balance 'sticky', until each engine.io session has had its close.
+  state.balanced?.holdWhile(() => state.longLived.sessionsPending() > 0);
 }
 
 /** @param {boolean} [detail] what inspect shows  @param {boolean} [full] the poll's periodic full read */

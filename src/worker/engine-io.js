@@ -14,9 +14,15 @@ const WRAPPED = Symbol.for('nodesup.engine-io.wrapped');
 /** True for a request of the engine.io protocol (`?EIO=4&transport=…`). */
 export const isEngineIo = (url) => typeof url === 'string' && /[?&]EIO=\d/.test(url);
 
-export function engineIo() {
+/** @param {{onEngine?: (engine: any) => void}} [o] told once of each engine.io server, before its first request */
+export function engineIo({ onEngine = () => {} } = {}) {
   /** @type {Set<any>} every engine.io server that handled a request */
   const engines = new Set();
+  const seen = (engine) => {
+    if (engines.has(engine)) return;
+    engines.add(engine);
+    try { onEngine(engine); } catch { /* never the app's request */ }
+  };
   let looked = false;
 
   const lookup = () => {
@@ -26,7 +32,7 @@ export function engineIo() {
     for (const [file, mod] of Object.entries(cache)) {
       if (!SERVER_MODULE.test(file)) continue;
       const proto = mod?.exports?.Server?.prototype;
-      if (proto) for (const name of ['handleRequest', 'handleUpgrade']) wrap(proto, name, engines);
+      if (proto) for (const name of ['handleRequest', 'handleUpgrade']) wrap(proto, name, seen);
     }
   };
 
@@ -45,6 +51,12 @@ export function engineIo() {
       for (const e of engines) for (const s of Object.values(e.clients ?? {})) if (s?.readyState === 'open') out.push(s);
       return out;
     },
+    /** How many sessions have not closed yet (open, or closing and waiting for their next poll). */
+    pending() {
+      let n = 0;
+      for (const e of engines) n += Object.keys(e.clients ?? {}).length;
+      return n;
+    },
     /** engine.io's own close: buffered packets are flushed, then a pending poll gets the close packet. */
     close(session) {
       try { session.close(); } catch { /* a session closing on its own */ }
@@ -52,11 +64,11 @@ export function engineIo() {
   };
 }
 
-function wrap(proto, name, engines) {
+function wrap(proto, name, seen) {
   const orig = proto[name];
   if (typeof orig !== 'function' || orig[WRAPPED]) return;
   const wrapped = function (...args) {
-    engines.add(this);
+    seen(this);
     return orig.apply(this, args);
   };
   wrapped[WRAPPED] = true;

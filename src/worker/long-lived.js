@@ -14,12 +14,15 @@ const LINGER_MS = 2000; // after our close frame, the client's close frame ends 
 // A server's close frame: FIN + opcode 8, unmasked, 2-byte payload: status 1001 ("going away").
 const CLOSE_1001 = Buffer.from([0x88, 0x02, 0x03, 0xe9]);
 
-/** @param {{onUpgrade?: (socket: import('node:net').Socket) => void}} [o] told of every upgrade the app takes */
-export function longLived({ onUpgrade = () => {} } = {}) {
+/**
+ * @param {{onUpgrade?: (socket: import('node:net').Socket) => void, onEngine?: (engine: any) => void}} [o]
+ * onUpgrade: told of every upgrade the app takes; onEngine: of each engine.io server (engine-io.js)
+ */
+export function longLived({ onUpgrade = () => {}, onEngine } = {}) {
   const sockets = new Set();
   const eioSockets = new WeakSet();
   const responses = new Set();
-  const engine = engineIo();
+  const engine = engineIo({ onEngine });
 
   // Only where the app handles upgrades: without an 'upgrade' listener Node destroys the socket,
   // and so it must stay.
@@ -49,6 +52,8 @@ export function longLived({ onUpgrade = () => {} } = {}) {
       // A stream or session opened during the drain (a request on a kept-alive socket) is ended too.
       if (draining) setTimeout(() => { if (isOpenStream(response)) endStream(response); sweep(); }, GRACE_MS).unref();
     },
+    /** engine.io sessions not closed yet. */
+    sessionsPending: () => engine.pending(),
     /** Close what is still open, spread over `spreadMs` after the app's grace. */
     closeAll(spreadMs) {
       draining = true;

@@ -1,0 +1,27 @@
+// One advice line when the app long-polls with engine.io (socket.io's default first transport)
+// while connections are spread round-robin over several workers: each request of a session may
+// reach another worker, which answers HTTP 400 "Session ID unknown", and the client keeps
+// reconnecting. The agent tells when it first sees an engine.io server (KIND.ENGINE).
+import cluster from 'node:cluster';
+import { EVENTS } from '../constants.js';
+import { isOurs, KIND } from '../protocol.js';
+
+export const STICKY_ADVICE = 'sticky-sessions';
+
+/**
+ * Listen for the agents' engine.io notes; advise once. Returns a function that stops listening.
+ * @param {{config: () => import('../types.js').Config, report: (level: string, fields: object, msg?: string) => void}} o
+ */
+export function adviseStickySessions({ config, report }) {
+  let advised = false;
+  const onFork = (worker) => worker.process.on('internalMessage', (msg) => {
+    if (advised || !isOurs(msg) || msg.kind !== KIND.ENGINE || !msg.polling) return;
+    const c = config();
+    if (c.balance === 'sticky' || c.workers < 2) return;
+    advised = true;
+    report('warn', { event: EVENTS.ADVICE, pid: worker.process.pid, code: STICKY_ADVICE },
+      `the app long-polls with engine.io (socket.io) over ${c.workers} round-robin workers: a client's requests land on different workers, which answer HTTP 400 "Session ID unknown"; set balance: 'sticky' (or transports: ['websocket'] in the clients)`);
+  });
+  cluster.on('fork', onFork);
+  return () => cluster.off('fork', onFork);
+}
