@@ -15,7 +15,8 @@ export function startRealtime(sup) {
     balancer = startBalancer({ slots: sup.slots, header: config.stickyHeader?.toLowerCase() ?? null, report });
   }
   const stopRelay = relayAdapterMessages(sup.pool);
-  const stopAdvice = adviseStickySessions({ config: () => sup.config, report });
+  // The balancer runs as started: a SIGHUP that changes `balance` takes a restart (config-diff.js).
+  const stopAdvice = adviseStickySessions({ config: () => ({ ...sup.config, balance: config.balance }), report });
   return {
     balancer,
     /** The stop began: no new connection is accepted. */

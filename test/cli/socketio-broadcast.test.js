@@ -1,6 +1,6 @@
 // socket.io's cluster adapter under nodesup, the app unchanged (it calls createAdapter() as
 // socket.io documents; nodesup plays setupPrimary()'s part): a broadcast from one worker reaches
-// the clients of every worker, and a room spans workers.
+// the clients of every worker, a room spans workers, and fetchSockets() counts them all.
 import test from 'ava';
 import { startCli, app, freePort, writeConfig } from '../helpers/cli.js';
 import { sioClient, until } from '../helpers/sio.js';
@@ -28,6 +28,9 @@ test('io.emit() on one worker reaches websocket clients on every worker; a room 
   t.is(shoutedOn, a);
   await until(() => clients.every((c) => c.heard.length === 1), 'every client heard the shout');
   for (const c of clients) t.deepEqual(c.heard[0], { from: a, msg: 'hi all' });
+
+  // fetchSockets(): a request to every other worker, each response routed back to the asker only.
+  for (const c of [clients[0], clients.find((x) => x.pids[0] !== clients[0].pids[0])]) t.is(await c.socket.emitWithAck('count'), clients.length);
 
   // One client of each worker in a room; a message to the room from worker b reaches both.
   const inA = clients.find((c) => c.pids[0] === a);
