@@ -5,13 +5,13 @@
 const MAX_LISTED = 20; // the oldest ones: a thousand pending requests are one fact, not a thousand
 
 export function heldTable() {
-  /** @type {Map<object, {method:string, path:string, at:number}>} */
+  /** @type {Map<object, {method:string, url:string, at:number}>} the query is cut when asked, not per request */
   const requests = new Map();
   const upgraded = new Set();
   return {
     /** A request started; forgotten when its response closes. */
     request(req, res) {
-      requests.set(res, { method: req.method, path: String(req.url ?? '').split('?')[0], at: Date.now() });
+      requests.set(res, { method: req.method, url: req.url, at: Date.now() });
       res.once('close', () => requests.delete(res));
     },
     /** An upgraded socket (any protocol) the app took over; forgotten when it closes. */
@@ -24,7 +24,7 @@ export function heldTable() {
       const now = Date.now();
       const list = [...requests.values()].sort((a, b) => a.at - b.at).slice(0, MAX_LISTED);
       return {
-        requests: list.map((r) => ({ method: r.method, path: r.path, ageMs: now - r.at })),
+        requests: list.map((r) => ({ method: r.method, path: String(r.url ?? '').split('?')[0], ageMs: now - r.at })),
         openRequests: requests.size,
         upgraded: upgraded.size,
       };
