@@ -1,6 +1,6 @@
 // The figures of issue 21 for a socket.io app (test/fixtures/apps/socketio.js with the cluster
 // adapter) under nodesup: clients on socket.io's default transports (long-polling first, then
-// WebSocket) send an acknowledged message every 500 ms for `--duration` s; then a `nodesup reload`.
+// WebSocket, or `--transports`) send an acknowledged message every `--interval` ms (500) for `--duration` s; then a `nodesup reload`.
 // Reported: transport-error closes, HTTP 400s, messages not acknowledged, each old worker's drain,
 // forced kills and the reload's time. Run it once per `--balance` to compare.
 //   node bench/socketio.js [--balance round-robin|sticky] [--workers 4] [--clients 4] [--duration 15] [--retries 0]
@@ -12,8 +12,8 @@ import { startNodesup, freePort, cleanupAll, scratch } from './lib/spawn.js';
 
 const opts = benchArgs({
   balance: { type: 'string', default: 'round-robin' }, workers: { type: 'string', default: '4' }, clients: { type: 'string', default: '4' },
-  duration: { type: 'string', default: '15' }, retries: { type: 'string', default: '0' }, transports: { type: 'string', default: 'polling,websocket' },
-}, 'node bench/socketio.js [--balance round-robin|sticky] [--workers N] [--clients N] [--duration S] [--retries N] [--transports polling,websocket]');
+  duration: { type: 'string', default: '15' }, interval: { type: 'string', default: '500' }, retries: { type: 'string', default: '0' }, transports: { type: 'string', default: 'polling,websocket' },
+}, 'node bench/socketio.js [--balance round-robin|sticky] [--workers N] [--clients N] [--duration S] [--retries N] [--transports polling,websocket] [--interval MS]');
 const WORKERS = Number(opts.workers);
 const APP = path.join(ROOT, 'test/fixtures/apps/socketio.js');
 
@@ -40,7 +40,7 @@ async function main() {
       const ok = await s.timeout(retries ? 60_000 : 2000).emitWithAck('echo', stats.sent).then(() => true, () => false);
       if (ok) stats.acked++;
       else stats.lost++;
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, Number(opts.interval)));
     }
   });
   await new Promise((r) => setTimeout(r, Number(opts.duration) * 1000));
