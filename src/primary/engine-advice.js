@@ -10,16 +10,16 @@ export const STICKY_ADVICE = 'sticky-sessions';
 
 /**
  * Listen for the agents' engine.io notes; advise once. Returns a function that stops listening.
- * @param {{config: () => import('../types.js').Config, report: (level: string, fields: object, msg?: string) => void}} o
+ * @param {{config: () => import('../types.js').Config, slotOf: (worker: object) => number|null, report: (level: string, fields: object, msg?: string) => void}} o
  */
-export function adviseStickySessions({ config, report }) {
+export function adviseStickySessions({ config, slotOf, report }) {
   let advised = false;
   const onFork = (worker) => worker.process.on('internalMessage', (msg) => {
     if (advised || !isOurs(msg) || msg.kind !== KIND.ENGINE || !msg.polling) return;
     const c = config();
     if (c.balance === 'sticky' || c.workers < 2) return;
     advised = true;
-    report('warn', { event: EVENTS.ADVICE, pid: worker.process.pid, code: STICKY_ADVICE },
+    report('warn', { event: EVENTS.ADVICE, slot: slotOf(worker), pid: worker.process.pid, code: STICKY_ADVICE },
       `the app long-polls with engine.io (socket.io) over ${c.workers} round-robin workers: a client's requests land on different workers, which answer HTTP 400 "Session ID unknown"; set balance: 'sticky' (or transports: ['websocket'] in the clients)`);
   });
   cluster.on('fork', onFork);

@@ -16,7 +16,8 @@ export function startRealtime(sup) {
   }
   const stopRelay = relayAdapterMessages(sup.pool);
   // The balancer runs as started: a SIGHUP that changes `balance` takes a restart (config-diff.js).
-  const stopAdvice = adviseStickySessions({ config: () => ({ ...sup.config, balance: config.balance }), report });
+  const slotOf = (worker) => sup.pool.handles().find((h) => h.worker === worker)?.slot ?? null;
+  const stopAdvice = adviseStickySessions({ config: () => ({ ...sup.config, balance: config.balance }), slotOf, report });
   return {
     balancer,
     /** The stop began: no new connection is accepted. */

@@ -16,6 +16,7 @@ test('long-polling without sticky sessions: one advice line naming the HTTP 400 
   const advice = await run.waitFor((e) => e.event === 'worker.advice' && e.code === 'sticky-sessions', { what: 'the advice' });
   t.regex(advice.msg, /HTTP 400 "Session ID unknown"/);
   t.regex(advice.msg, /balance: 'sticky'/);
+  t.true([0, 1].includes(advice.slot), `the slot that saw it: ${advice.slot}`);
   run.child.kill('SIGTERM');
   t.is((await run.exited).exitCode, 0);
   t.is(run.count((e) => e.code === 'sticky-sessions'), 1, 'once, though every worker served engine.io');
