@@ -63,11 +63,12 @@ export const ADVICE = Object.freeze({
   FD_GROWTH: 'fd-growth',
   HANDLES: 'handles',
   OVERCOMMIT: 'overcommit', // the workers cannot all fit in the container's memory limit
+  STICKY_SESSIONS: 'sticky-sessions', // engine.io long-polls over round-robin workers: HTTP 400 "Session ID unknown"
   OOM_KILL: 'oom-kill', // the kernel's OOM killer ended a worker
 });
 
 /** Config keys bound at start: a reload keeps their running values and says a restart is needed. */
-export const RESTART_KEYS = Object.freeze(['name', 'metrics', 'log', 'tui']);
+export const RESTART_KEYS = Object.freeze(['name', 'metrics', 'log', 'tui', 'balance', 'stickyHeader']);
 
 /** Why a worker was spawned. */
 export const SPAWN_CAUSES = Object.freeze({ INITIAL: 'initial', REPLACE: 'replace', RESTART: 'restart' });

@@ -45,6 +45,8 @@ function safeShow(v) {
     const s = JSON.stringify(v);
     return s.length > 60 ? `${s.slice(0, 57)}...` : s;
   } catch {
+    // A cycle (JSON cannot spell it) would read "[object Object]".
+    if (v !== null && typeof v === 'object') return Array.isArray(v) ? 'an array that contains itself' : 'an object that contains itself';
     return String(v);
   }
 }

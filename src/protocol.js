@@ -14,6 +14,11 @@ export const KIND = Object.freeze({
   CONFIRM: 'confirm',   // request / reply: heap after a full GC and retained sites (a suspected leak)
   DRAIN: 'drain',       // primary → agent: stop keep-alive, run onShutdown hooks
   HEAP_SNAPSHOT: 'heap-snapshot', // request / reply: write a heap snapshot to a path
+  LISTEN: 'listen',     // agent → primary (balance: 'sticky'): the app listens on this port; the primary takes it
+  CONNECTION: 'connection', // primary → agent, with a socket: a connection for the app's server, with its first bytes
+  SESSION: 'session',   // agent → primary (balance: 'sticky'): an engine.io session opened or closed here
+  ENGINE: 'engine',     // agent → primary, once: the app serves engine.io (socket.io), and whether it long-polls
+  HELD: 'held',         // request / reply: what keeps a draining worker alive (open requests, upgraded sockets)
   REPLY: 'reply',
 });
 

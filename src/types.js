@@ -21,6 +21,8 @@ export {};
  * @property {{host:string, port:number}|false} metrics
  * @property {{level:string, format:'json'|'pretty'}} log
  * @property {boolean} tui
+ * @property {'round-robin'|'sticky'} balance  who spreads connections: cluster, or the primary by client
+ * @property {string|null} stickyHeader  lower-case header naming the client for balance 'sticky'
  * @property {string|null} configFile   absolute path, or null when none was used
  */
 

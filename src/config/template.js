@@ -63,5 +63,10 @@ export default {
   },
 
   tui: false,                        // live status view instead of logs on stdout
+
+  // 'sticky': the primary accepts connections and sends each client (an engine.io session, else
+  // its address) to the same worker: what socket.io's long-polling needs. Default 'round-robin'.
+  balance: 'round-robin',
+  stickyHeader: null,                // e.g. 'x-forwarded-for': the client's address, behind a proxy
 };
 `;

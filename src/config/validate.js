@@ -141,6 +141,8 @@ const config = z.strictObject({
   metrics: switchable(metrics, 'an object like { host, port }, "host:port" or false', parseHostPort).prefault({}),
   log: log.prefault({}),
   tui: bool().default(false),
+  balance: z.enum(['round-robin', 'sticky'], { error: '"round-robin" or "sticky"' }).default('round-robin'),
+  stickyHeader: z.union([z.null(), leaf('a header name like "x-forwarded-for"', (v) => (typeof v === 'string' && /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(v) ? { value: v.toLowerCase() } : undefined))], { error: 'a header name like "x-forwarded-for", or null' }).default(null),
 }, { error: 'an object or a function returning one' });
 
 // Keys of each object section, for "did you mean" on an unknown key.

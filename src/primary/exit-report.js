@@ -34,9 +34,9 @@ export class ExitReport {
   /**
    * Report h's exit. Returns whether it was planned (a drain we asked for).
    * @param {import('./pool.js').WorkerHandle} h
-   * @param {{code:number|null, signal:string|null, heldBy?:object}} info
+   * @param {{code:number|null, signal:string|null}} info
    */
-  exited(h, { code, signal, heldBy = null }) {
+  exited(h, { code, signal }) {
     const now = this.now();
     const planned = h.retiring !== null;
     const fields = {
@@ -46,7 +46,8 @@ export class ExitReport {
     // A recycle's exit carries its reason (and is counted as one); a stop's does not.
     if (planned && !NOT_RECYCLES.has(h.retiring.reason)) Object.assign(fields, { reason: h.retiring.reason, recycleMs: now - h.retiring.decidedAt });
     if (h.notReady) fields.notReady = true;
-    if (heldBy) fields.heldBy = heldBy;
+    // What the agent said held a forced worker (open requests, upgraded sockets), asked before the kill.
+    if (h.heldBy) fields.heldBy = h.heldBy;
     const oomKill = this.#oomKilled(h, signal);
     if (oomKill) fields.oomKill = true;
     this.report(planned ? 'info' : 'warn', fields);

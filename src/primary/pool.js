@@ -26,6 +26,8 @@ export class Pool extends WorkerRecords {
     this.config = config;
     this.output = output;
     this.seq = 0;
+    /** Set by the parts that need it in every worker forked (NODESUP_BALANCE: primary/realtime.js). */
+    this.workerEnv = {};
     this.configure(config);
     this.resize(config.workers);
   }

@@ -9,6 +9,7 @@ import { OUTCOME } from '../core/outcomes.js';
 import { stillOver } from '../core/gc-recheck.js';
 import { memoryOf } from '../core/memory-of.js';
 import { treeOf, rememberTree, wholeTreeNow, signalAll, stillAlive } from './kill-tree.js';
+import { askHeldBy } from './held-by.js';
 
 /** SIGTERM → SIGKILL grace after killTimeout. */
 export const KILL_GRACE_MS = 2000;
@@ -208,7 +209,8 @@ export class Recycler extends EventEmitter {
     } else if (h.state === STATES.KILLING) {
       this.pool.transition(h, STATES.KILLING, { retiring: { reason, decidedAt } });
     }
-    const timer = this.timers.setTimeout(() => this.forceKill(h), this.config.recycle.killTimeout);
+    // The agent says what held the worker (open requests, upgraded sockets) before it is killed.
+    const timer = this.timers.setTimeout(() => askHeldBy(this.pool, h).then((heldBy) => this.forceKill(h, { heldBy })), this.config.recycle.killTimeout);
     const info = await h.exited;
     this.timers.clearTimeout(timer);
     if (!h.forced && h.drainStartedAt !== null) {
@@ -219,9 +221,9 @@ export class Recycler extends EventEmitter {
   }
 
   /** SIGTERM h and everything below it now, SIGKILL what is left KILL_GRACE_MS later. */
-  async forceKill(h, { notReady = false } = {}) {
+  async forceKill(h, { notReady = false, heldBy = null } = {}) {
     if (h.state === STATES.EXITED) return;
-    this.pool.transition(h, STATES.KILLING, { forced: true, ...(notReady ? { notReady } : {}) }); // * -> KILLING
+    this.pool.transition(h, STATES.KILLING, { forced: true, ...(notReady ? { notReady } : {}), ...(heldBy ? { heldBy } : {}) }); // * -> KILLING
     const now = rememberTree(await treeOf(h.pid));
     const known = new Map([...h.tree, ...now].map((p) => [p.pid, p]));
     this.reap([...known.values()]);

@@ -24,6 +24,7 @@ import { guardPool } from './orphan-guard.js';
 import { drainAll } from './shutdown.js';
 import { watchStarts } from './starts.js';
 import { resizeSlots } from './scale.js';
+import { startRealtime } from './realtime.js';
 import { createHistory } from '../report/history.js';
 import { createSlotHistory } from '../report/slot-history.js';
 
@@ -87,6 +88,7 @@ export class Supervisor {
       limits: config.limits, cgroupMemoryLimit: this.cgroup.memoryLimit, totalRssLimit: this.totalLimit,
       pollInterval: config.pollInterval, nodeArgs: config.nodeArgs,
     });
+    this.realtime = startRealtime(this); // sticky balancing, socket.io's cluster adapter, their advice
     this.guard = guardPool(this.pool, (err) => {
       if (!this.stopping) this.log('warn', { err: err ?? undefined }, 'no orphan guard: if the primary is killed, a worker whose event loop is blocked may outlive it');
     });
@@ -178,9 +180,11 @@ export class Supervisor {
     this.ticks.stop();
     this.restarts.stop();
     this.recycler.stop();
+    this.realtime?.stopping(); // the sticky balancer stops accepting
     this.stopping = (async () => {
       await drainAll(this.pool, this.recycler, t0, (err) => this.log('error', { err }, 'drain failed; the worker was killed'), () => this.#forceStop());
       this.guard?.close();
+      this.realtime?.stopped();
       this.log('info', { event: EVENTS.SUPERVISOR_STOP, signal: signal ?? null, durationMs: this.now() - t0, ...(this.fatal ? { error: this.fatal.code } : {}) });
       this.resolveDone();
     })();

@@ -20,6 +20,7 @@ import { transition } from '../core/worker-state.js';
  * @property {{reason:string, decidedAt:number}|null} retiring  set when it starts to drain
  * @property {number|null} drainStartedAt
  * @property {boolean} forced @property {boolean} notReady
+ * @property {object} [heldBy]  what the agent said held it, asked just before a forced kill
  * @property {{pid:number,start:number|null}[]} tree  processes to kill with it
  * @property {number|null} procStart  the worker's start time, told to the orphan guard
  * @property {string} stderrTail
@@ -36,7 +37,7 @@ const STARTUPS = 5;
 const FACTS = {
   [STATES.READY]: ['readyAt'],
   [STATES.DRAINING]: ['retiring', 'drainStartedAt'],
-  [STATES.KILLING]: ['retiring', 'forced', 'notReady'],
+  [STATES.KILLING]: ['retiring', 'forced', 'notReady', 'heldBy'],
   [STATES.EXITED]: [],
 };
 

@@ -48,6 +48,7 @@ const WORDS = {
   [ADVICE.RSS_LIMIT_ABOVE_CGROUP]: (a) => `rss limit ${formatBytes(a.rssLimit)} is above the ${formatBytes(a.cgroupLimit)} cgroup limit: the OOM killer acts first`,
   [ADVICE.FD_GROWTH]: (a) => `${a.fds} open file descriptors: sockets or files may be leaking; check keep-alive agents and pools`,
   [ADVICE.HANDLES]: (a) => `${a.handles} active handles: timers or sockets may be leaking; check keep-alive agents and pools`,
+  [ADVICE.STICKY_SESSIONS]: (a) => `engine.io long-polls over ${a.workers} round-robin workers: clients get HTTP 400 "Session ID unknown"; set balance: 'sticky'`,
   [ADVICE.OVERCOMMIT]: overcommit,
   [ADVICE.OOM_KILL]: oomKill,
 };

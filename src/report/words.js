@@ -40,7 +40,7 @@ const WORDS = {
   [EVENTS.WORKER_READY]: (f) => `slot ${f.slot}: pid ${f.pid} ready`,
   [EVENTS.WORKER_RECYCLE]: (f) => `slot ${f.slot} pid ${f.pid} recycled: ${describeRecycle(f)}${f.kind ? ` (${f.kind})` : ''}`,
   [EVENTS.WORKER_GC]: (f) => `slot ${f.slot}: full GC ${f.stillOver ? 'did not bring it under' : 'brought it under'} the ${f.reason} limit`,
-  [EVENTS.WORKER_EXIT]: (f) => `slot ${f.slot}: pid ${f.pid} exited (${f.signal ?? f.code})${f.oomKill ? ', killed by the kernel\'s OOM killer' : ''}${heldBy(f.heldBy)}`,
+  [EVENTS.WORKER_EXIT]: (f) => `slot ${f.slot}: pid ${f.pid} exited (${f.signal ?? f.code})${heldBy(f.heldBy)}${f.oomKill ? ', killed by the kernel\'s OOM killer' : ''}`,
   [EVENTS.WORKER_RESTART]: (f) => `slot ${f.slot}: restarting in ${f.delayMs} ms`,
   [EVENTS.RECYCLE_FAILED]: (f) => (f.cancelled ? `slot ${f.slot}: recycle cancelled by the stop`
     : `slot ${f.slot}: replacement not ready within readyTimeout; the old worker keeps serving`),
@@ -52,14 +52,18 @@ const WORDS = {
   [EVENTS.CONFIG_INVALID]: (f) => `config not reloaded, the running one stays: ${f.error}`,
 };
 
-// What kept a forced worker alive, when the agent could tell.
-function heldBy(h) {
-  if (!h) return '';
+// What kept a forced worker alive, when the agent could tell (primary/held-by.js asks it):
+// "held by 3 open requests (oldest GET /socket.io/ 9.8 s), 1 upgraded socket".
+function heldBy(held) {
+  if (!held) return '';
   const parts = [];
-  for (const r of (h.requests ?? []).slice(0, 3)) parts.push(`${r.method} ${r.path} open ${formatDuration(r.ageMs)}`);
-  if ((h.requests?.length ?? 0) > 3) parts.push(`${h.requests.length - 3} more requests`);
-  if (h.upgraded) parts.push(`${h.upgraded} upgraded sockets`);
-  return parts.length ? `; held by ${parts.join(', ')}` : '';
+  const n = held.openRequests ?? held.requests?.length ?? 0;
+  if (n) {
+    const o = held.requests?.[0];
+    parts.push(`${n} open request${n === 1 ? '' : 's'}${o ? ` (oldest ${o.method} ${o.path} ${(o.ageMs / 1000).toFixed(1)} s)` : ''}`);
+  }
+  if (held.upgraded) parts.push(`${held.upgraded} upgraded socket${held.upgraded === 1 ? '' : 's'}`);
+  return parts.length ? `, held by ${parts.join(', ')}` : ', held by nothing the agent sees (timers, other handles)';
 }
 
 /** The message of an event line, from its fields alone. */

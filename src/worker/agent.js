@@ -14,6 +14,8 @@ import { hooks, runShutdownHooks } from './hooks.js';
 import { watchThreads } from './threads.js';
 import { heapProfiler } from './heap-profiler.js';
 import { longLived } from './long-lived.js';
+import { heldTable } from './held.js';
+import { isSticky, stickyWorker, reportSession } from './sticky.js';
 import { loopDelay } from './loop-delay.js';
 import { cpuWait } from './cpu-wait.js';
 
@@ -27,9 +29,12 @@ const gcFlags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(
 if (cluster.isWorker && typeof process.send === 'function') start();
 
 function start() {
+  const held = heldTable();
+  const sticky = isSticky();
+  const balanced = sticky ? stickyWorker() : null;
   const state = {
     requests: 0, heapFloor: null, draining: false, servers: new Set(), gc: newGcTotals(), elu: performance.eventLoopUtilization(),
-    threads: watchThreads(), profiler: heapProfiler(), lastMajor: null, longLived: longLived(),
+    balanced, threads: watchThreads(), profiler: heapProfiler(), lastMajor: null, held, longLived: longLived({ onUpgrade: (socket) => held.upgrade(socket), onEngine: (engine) => onEngine(engine, sticky) }),
   };
   const delay = loopDelay();
   state.cpuWait = cpuWait();
@@ -46,10 +51,11 @@ function start() {
     if (major) state.lastMajor = { at: Date.now(), used, sites: null };
   }).observe({ entryTypes: ['gc'] });
 
-  dc.subscribe('http.server.request.start', ({ response, server }) => {
+  dc.subscribe('http.server.request.start', ({ request, response, server }) => {
     state.requests++;
     if (!state.servers.has(server)) state.servers.add(server);
-    state.longLived.track(response);
+    state.held.request(request, response);
+    state.longLived.track(request, response);
     // Draining: this response tells the client to close, so it never reuses a socket we close.
     if (state.draining) response.shouldKeepAlive = false;
   });
@@ -67,6 +73,7 @@ function start() {
     [KIND.CONFIRM]: (req) => confirm(state, req),
     [KIND.DRAIN]: (req) => { drain(state, req); return { draining: true }; },
     [KIND.HEAP_SNAPSHOT]: (req) => ({ file: v8.writeHeapSnapshot(req.file) }),
+    [KIND.HELD]: () => state.held.snapshot(),
   };
 
   process.on('internalMessage', (msg) => {
@@ -109,6 +116,18 @@ function start() {
   process.on('SIGHUP', () => {});
 
   process.send(message(KIND.HELLO, { pid: process.pid, node: process.version }));
+}
+
+// The primary learns that the app serves engine.io, and whether it long-polls (which needs sticky
+// sessions across workers); with balance: 'sticky', where each of its sessions lives.
+function onEngine(engine, sticky) {
+  const polling = (engine.opts?.transports ?? ['polling']).includes('polling');
+  if (process.connected) process.send(message(KIND.ENGINE, { polling }));
+  if (!sticky) return;
+  engine.on('connection', (session) => {
+    reportSession(session.id, true);
+    session.once('close', () => reportSession(session.id, false));
+  });
 }
 
 /**
@@ -165,6 +184,8 @@ function drain(state, { closeWithinMs = 2000 } = {}) {
   }
   // WebSockets and SSE streams the hooks left open: closed by their protocol, spread out.
   state.longLived.closeAll(closeWithinMs);
+  // Under balance 'sticky', until each engine.io session has had its close.
+  state.balanced?.holdWhile(() => state.longLived.sessionsPending() > 0);
 }
 
 /** @param {boolean} [detail] what inspect shows  @param {boolean} [full] the poll's periodic full read */

@@ -3,47 +3,72 @@
 // worker is killed at killTimeout with its clients cut mid-stream. At a drain they are closed the
 // way their protocol says, staggered so the clients reconnect to the other workers over a spread
 // rather than all at once: a WebSocket gets a close frame (1001, going away), an SSE stream its end.
+// engine.io's sessions (socket.io) are closed by engine.io itself: a pending long-poll is answered
+// with its close packet, a WebSocket gets engine.io's close (engine-io.js).
 // The app's own onDrain hooks run first and have GRACE_MS to close them their way.
 import http from 'node:http';
+import { engineIo, isEngineIo } from './engine-io.js';
 
 const GRACE_MS = 500;
 const LINGER_MS = 2000; // after our close frame, the client's close frame ends the socket; else we do
 // A server's close frame: FIN + opcode 8, unmasked, 2-byte payload: status 1001 ("going away").
 const CLOSE_1001 = Buffer.from([0x88, 0x02, 0x03, 0xe9]);
 
-export function longLived() {
+/**
+ * @param {{onUpgrade?: (socket: import('node:net').Socket) => void, onEngine?: (engine: any) => void}} [o]
+ * onUpgrade: told of every upgrade the app takes; onEngine: of each engine.io server (engine-io.js)
+ */
+export function longLived({ onUpgrade = () => {}, onEngine } = {}) {
   const sockets = new Set();
+  const eioSockets = new WeakSet();
   const responses = new Set();
+  const engine = engineIo({ onEngine });
 
   // Only where the app handles upgrades: without an 'upgrade' listener Node destroys the socket,
   // and so it must stay.
   const emit = http.Server.prototype.emit;
   http.Server.prototype.emit = function emitTracked(event, req, socket) {
-    if (event === 'upgrade' && socket && this.listenerCount('upgrade') > 0 && /^websocket$/i.test(req?.headers?.upgrade ?? '')) {
-      sockets.add(socket);
-      socket.once('close', () => sockets.delete(socket));
+    if (event === 'upgrade' && socket && this.listenerCount('upgrade') > 0) {
+      onUpgrade(socket);
+      engine.note(req?.url);
+      if (/^websocket$/i.test(req?.headers?.upgrade ?? '')) {
+        if (isEngineIo(req?.url)) eioSockets.add(socket);
+        sockets.add(socket);
+        socket.once('close', () => sockets.delete(socket));
+      }
     }
     return emit.apply(this, arguments);
   };
 
   let draining = false;
+  const CLOSE = { socket: closeSocket, stream: endStream, session: (s) => engine.close(s) };
+  const sweep = () => { for (const s of engine.sessions()) engine.close(s); };
   return {
     /** Every response while it is open (from the request diagnostics channel). */
-    track(response) {
+    track(request, response) {
+      engine.note(request.url);
       responses.add(response);
       response.once('close', () => responses.delete(response));
-      // A stream opened during the drain (a request on a kept-alive socket) is ended too.
-      if (draining) setTimeout(() => { if (isOpenStream(response)) endStream(response); }, GRACE_MS).unref();
+      // A stream or session opened during the drain (a request on a kept-alive socket) is ended too.
+      if (draining) setTimeout(() => { if (isOpenStream(response)) endStream(response); sweep(); }, GRACE_MS).unref();
     },
+    /** engine.io sessions not closed yet. */
+    sessionsPending: () => engine.pending(),
     /** Close what is still open, spread over `spreadMs` after the app's grace. */
     closeAll(spreadMs) {
       draining = true;
       const streams = [...responses].filter(isOpenStream);
-      const open = [...sockets, ...streams];
-      open.forEach((c, i) => {
+      // engine.io's WebSockets are its sessions': closed by engine.io, not by a frame of ours.
+      const raw = engine.known ? [...sockets].filter((s) => !eioSockets.has(s)) : [...sockets];
+      const open = [
+        ...engine.sessions().map((c) => ['session', c]), ...raw.map((c) => ['socket', c]), ...streams.map((c) => ['stream', c]),
+      ];
+      open.forEach(([kind, c], i) => {
         const at = GRACE_MS + Math.floor((i * spreadMs) / Math.max(1, open.length));
-        setTimeout(() => (sockets.has(c) ? closeSocket(c) : endStream(c)), at).unref();
+        setTimeout(() => CLOSE[kind](c), at).unref();
       });
+      // Sessions that began meanwhile (a handshake on a kept-alive socket) go at the end.
+      setTimeout(sweep, GRACE_MS + spreadMs).unref();
       return open.length;
     },
   };

@@ -31,6 +31,8 @@ test('an empty config is every default, normalised', (t) => {
     metrics: { host: '127.0.0.1', port: 9209 },
     log: { level: 'info', format: 'json' },
     tui: false,
+    balance: 'round-robin',
+    stickyHeader: null,
   });
 });
 
@@ -100,6 +102,10 @@ const good = [
   [{ log: { level: 'debug' } }, 'log', { level: 'debug', format: 'json' }],
   [{ log: { level: 'silent', format: 'pretty' } }, 'log', { level: 'silent', format: 'pretty' }],
   [{ tui: true }, 'tui', true],
+  [{ workers: 2 }, 'balance', 'round-robin'],
+  [{ balance: 'sticky' }, 'balance', 'sticky'],
+  [{ workers: 3 }, 'stickyHeader', null],
+  [{ stickyHeader: 'X-Forwarded-For' }, 'stickyHeader', 'x-forwarded-for'],
 ];
 for (const [raw, path, want] of good) {
   test(`good: ${JSON.stringify(raw)}`, (t) => {
@@ -125,6 +131,8 @@ const bad = [
   [{ workers: 2.5 }, 'workers: expected a positive integer or "max", got 2.5'],
   [{ workers: 'all' }, 'workers: expected a positive integer or "max", got "all"'],
   [{ workers: 2000 }, 'workers: expected a positive integer up to 1024 or "max", got 2000'],
+  [{ balance: 'sticki' }, 'balance: expected "round-robin" or "sticky", got "sticki"'],
+  [{ stickyHeader: 'x forwarded' }, 'stickyHeader: expected a header name like "x-forwarded-for", or null, got "x forwarded"'],
   [{ pollInterval: '50ms' }, 'pollInterval: expected a duration of at least 100ms, got "50ms"'],
   [{ pollInterval: 'often' }, 'pollInterval: expected a duration like "10s", got "often"'],
   [{ limits: 'big' }, 'limits: expected an object, got "big"'],
@@ -185,7 +193,7 @@ for (const [raw, message] of bad) {
 
 test('an unknown key with no close match lists the known ones', (t) => {
   t.is(errorOf({ colour: 'red' }).message,
-    `${F}: colour: unknown key (expected one of name, script, args, env, nodeArgs, workers, pollInterval, limits, leak, gcBeforeRecycle, recycle, restart, unresponsive, metrics, log, tui)`);
+    `${F}: colour: unknown key (expected one of name, script, args, env, nodeArgs, workers, pollInterval, limits, leak, gcBeforeRecycle, recycle, restart, unresponsive, metrics, log, tui, balance, stickyHeader)`);
 });
 
 test('an unknown key is reported before a bad value', (t) => {

@@ -2,7 +2,7 @@
 import { prng } from './_helpers.js';
 
 export const SECTIONS = {
-  '': ['name', 'script', 'args', 'env', 'nodeArgs', 'workers', 'pollInterval', 'limits', 'leak', 'gcBeforeRecycle', 'recycle', 'restart', 'unresponsive', 'metrics', 'log', 'tui'],
+  '': ['name', 'script', 'args', 'env', 'nodeArgs', 'workers', 'pollInterval', 'limits', 'leak', 'gcBeforeRecycle', 'recycle', 'restart', 'unresponsive', 'metrics', 'log', 'tui', 'balance', 'stickyHeader'],
   limits: ['rss', 'heapUsed', 'native', 'totalRss', 'maxAge', 'maxRequests', 'jitter', 'sustain'],
   leak: ['window', 'minGrowth', 'action'],
   recycle: ['readyTimeout', 'killTimeout', 'maxConcurrent', 'predictive'],
@@ -31,13 +31,15 @@ const KIND = {
   format: [['json', 'pretty'], ['xml']],
   action: [['recycle', 'warn'], ['kill', false]],
   bool: [[true, false], ['true', 0, 1]],
+  balance: [['round-robin', 'sticky'], ['least', 'Sticky', true]],
+  header: [[null, 'x-forwarded-for', 'X-Real-IP'], ['x forwarded', '', 1]],
   strings: [[[], ['--x'], ['a', 'b'], ['a', 1]], [[null], 'a', [['nested']]]],
   script: [['app.js', 'missing.js'], ['.', '', ' ', 'a\nb.js']],
 };
 
 const KEY_KIND = {
   name: 'name', script: 'script', args: 'strings', nodeArgs: 'strings', workers: 'workers', pollInterval: 'duration',
-  gcBeforeRecycle: 'bool', tui: 'bool', rss: 'size', heapUsed: 'size', native: 'size', totalRss: 'totalRss', maxAge: 'duration',
+  gcBeforeRecycle: 'bool', tui: 'bool', balance: 'balance', stickyHeader: 'header', rss: 'size', heapUsed: 'size', native: 'size', totalRss: 'totalRss', maxAge: 'duration',
   maxRequests: 'count', jitter: 'fraction', sustain: 'duration', window: 'duration', minGrowth: 'rate', action: 'action',
   readyTimeout: 'duration', killTimeout: 'duration', maxConcurrent: 'count', predictive: 'bool', initialDelay: 'duration', maxDelay: 'duration',
   maxCrashes: 'count', crashWindow: 'duration', timeout: 'duration', host: 'host', port: 'port', level: 'level', format: 'format',

@@ -35,7 +35,7 @@ test('a crash is unplanned and a warning; a forced exit says what held the worke
   t.false(w.exits.exited(worker(), { code: 1, signal: null }));
   t.like(w.events[0], { level: 'warn', planned: false, code: 1 });
   const heldBy = { requests: [{ method: 'GET', path: '/socket.io/', ageMs: 9000 }], upgraded: 0 };
-  w.exits.exited(worker({ retiring: { reason: REASONS.RELOAD, decidedAt: 0 }, drainStartedAt: 0, forced: true }), { code: null, signal: 'SIGTERM', heldBy });
+  w.exits.exited(worker({ retiring: { reason: REASONS.RELOAD, decidedAt: 0 }, drainStartedAt: 0, forced: true, heldBy }), { code: null, signal: 'SIGTERM' });
   t.deepEqual(w.events[1].heldBy, heldBy);
 });
 

@@ -30,5 +30,5 @@ test('every event the supervisor logs without its own text has words of its own'
 
 test('a forced exit names what held the worker', (t) => {
   const msg = messageFor({ event: EVENTS.WORKER_EXIT, slot: 1, pid: 9, signal: 'SIGTERM', forced: true, heldBy: { requests: [{ method: 'GET', path: '/socket.io/?EIO=4', ageMs: 9000 }], upgraded: 2 } });
-  t.regex(msg, /held by GET \/socket\.io\/\?EIO=4 open 9(\.0)? ?s, 2 upgraded sockets/);
+  t.regex(msg, /held by 1 open request \(oldest GET \/socket\.io\/\?EIO=4 9\.0 s\), 2 upgraded sockets/);
 });

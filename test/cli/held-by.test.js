@@ -1,0 +1,36 @@
+// A worker that outlives its drain is killed at killTimeout, and its exit says what held it: the
+// open requests by method and path with their age, and the upgraded sockets.
+import test from 'ava';
+import http from 'node:http';
+import net from 'node:net';
+import { startCli, runCli, app, freePort, writeConfig } from '../helpers/cli.js';
+
+test('a forced exit names the request and the upgraded socket that held the worker', async (t) => {
+  t.timeout(90_000);
+  const port = await freePort();
+  const cfg = writeConfig(t, { workers: 1, metrics: false, recycle: { killTimeout: '1500ms' } });
+  const run = startCli(t, [app('held.js'), '-c', cfg], { env: { PORT: String(port) } });
+  const ready = await run.waitFor((e) => e.event === 'worker.ready', { what: 'worker ready' });
+
+  // A request never answered, and a socket upgraded to a protocol nodesup knows nothing of.
+  const hang = http.get({ host: '127.0.0.1', port, path: '/hang?token=secret' });
+  hang.on('error', () => {});
+  const upgraded = await new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1', () => s.write('GET /tunnel HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: hold\r\n\r\n'));
+    s.once('data', (d) => (String(d).startsWith('HTTP/1.1 101') ? resolve(s) : reject(new Error(String(d)))));
+    s.on('error', () => {});
+  });
+  t.teardown(() => { hang.destroy(); upgraded.destroy(); });
+
+  const r = await runCli(['recycle', '0'], { env: { NODESUP_RUN_DIR: run.runDir } });
+  t.is(r.exitCode, 0, r.stderr);
+  const exit = await run.waitFor((e) => e.event === 'worker.exit' && e.pid === ready.pid, { what: 'the old worker exit' });
+  t.like(exit, { planned: true, forced: true });
+  t.is(exit.heldBy.upgraded, 1);
+  t.is(exit.heldBy.openRequests, 1);
+  t.like(exit.heldBy.requests[0], { method: 'GET', path: '/hang' }, 'the path without its query');
+  t.true(exit.heldBy.requests[0].ageMs >= 1500, `held since before the drain: ${exit.heldBy.requests[0].ageMs} ms`);
+  t.regex(exit.msg, /held by 1 open request \(oldest GET \/hang [\d.]+ s\), 1 upgraded socket/);
+  run.child.kill('SIGTERM');
+  t.is((await run.exited).exitCode, 0);
+});
