@@ -12,6 +12,7 @@ import { confirmStep, confirmedLeak } from './heap-confirm.js';
 import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
 import { gcMinIntervalMs, risingFast } from './gc-recheck.js';
 import { hotPoll } from './hot-poll.js';
+import { fillsFast, sameRateStreak } from './retained.js';
 import { detectHandleLeak, describeHandles } from './handle-trend.js';
 import { projectTimeToLimit } from './trend.js';
 import { memoryOf } from './memory-of.js';
@@ -80,10 +81,11 @@ export function decide(state, workers, now, ctx) {
     const slotState = next.slots[w.slot] ??= newSlotPolicy();
     if (now < slotState.heldUntil || (ctx.only && !ctx.only.has(w.id))) continue;
     adviceNotices(w, now, ctx, next.advised, notices);
-    const probe = confirmProbe(w, mine, now, config);
+    const probe = confirmProbe(w, mine, now, config) ?? profileProbe(w, mine, now, config);
     if (probe) probes.push(probe);
+    slotNotice(w, slotState, notices);
     const v = workerVerdict(w, mine, slotState, now, config, notices) ?? prediction(w, mine, now, ctx);
-    if (v) verdicts.push(withGc({ slot: w.slot, pid: w.pid, id: w.id, trend: workerTrend(w, config, now), ...v }, mine, now, config, w.window));
+    if (v) verdicts.push(withGc({ slot: w.slot, pid: w.pid, id: w.id, trend: workerTrend(w, config, now), ...v, profileNext: profileNext(v, slotState) }, mine, now, config, w.window));
   }
   fitNotice(workers, ctx, next.advised, notices);
   const fleet = evaluateFleet(workers.map((w) => ({ slot: w.slot, sample: w.window.last() })), ctx.totalLimit);
@@ -115,6 +117,43 @@ function confirmProbe(w, mine, now, config) {
   mine.confirm = state;
   if (!action) return null;
   return { slot: w.slot, pid: w.pid, id: w.id, point: action === 'probe', profile: action === 'probe' && !state.confirmedAt };
+}
+
+// A worker filling toward its rss limit within a minute is named before its first recycle comes:
+// the sampling heap profiler starts now, and the recycle reads what it retained (recycler.js).
+function profileProbe(w, mine, now, config) {
+  if (mine.profiling || !fillsFast(w.window, config.limits?.rss ?? null, now)) return null;
+  mine.profiling = true;
+  return { slot: w.slot, pid: w.pid, id: w.id, start: true };
+}
+
+// The replacement of a worker recycled for memory profiles from its birth, so even a leak that
+// fills it in seconds is named at its recycle; once three workers in a row named the same site
+// the slot's leak is known, and the replacements stop paying for the profiler.
+function profileNext(v, slotState) {
+  if (!MEMORY_REASONS.has(v.reason) && v.reason !== REASONS.LEAK) return false;
+  const known = slotState.named;
+  return !(known && known.workers >= 3 && known.sites?.length);
+}
+
+// Successive workers of a slot that fill at the same rate are evidence of their own: said as a
+// leak.warning of the slot when the streak reaches 2, 4, 8… workers, and kept for status and inspect.
+function slotNotice(w, slotState, notices) {
+  const streak = sameRateStreak(slotState.recycles ?? []);
+  if (!streak) {
+    slotState.named = null;
+    return;
+  }
+  const said = slotState.named?.workers ?? 0;
+  slotState.named = streak;
+  if (streak.workers <= said || (streak.workers & (streak.workers - 1)) !== 0) return;
+  notices.push({
+    level: 'warn',
+    fields: {
+      event: EVENTS.LEAK_WARNING, slot: w.slot, pid: w.pid, kind: streak.kind, growthBytesPerSec: Math.round(streak.bytesPerMin / 60),
+      workersInRow: streak.workers, ...(streak.sites ? { sites: streak.sites } : {}),
+    },
+  });
 }
 
 // Predictive replacement. A prediction that did not come true (its spare was retired) is not

@@ -102,3 +102,23 @@ export function addProfiles(a, b, { max = MAX_FLAT } = {}) {
   }
   return { total: a.total + b.total, sites: [...bySite.values()].sort((x, y) => y.bytes - x.bytes).slice(0, max) };
 }
+
+/**
+ * The sites holding most of what a profile sampled as still live, largest first: what a worker
+ * recycled for memory retained, read at the decision (no second point to diff: the profile has run
+ * since the worker's birth, or since it began to fill fast). A site's rate is its share of the
+ * worker's own fill rate, when that is known.
+ * @param {FlatProfile|null} profile
+ * @param {number|null} bytesPerMin  the worker's fill rate
+ */
+export function liveSites(profile, bytesPerMin = null, { share = SITE_THRESHOLDS.share, top = SITE_THRESHOLDS.top } = {}) {
+  if (!profile?.sites?.length || !(profile.total > 0)) return [];
+  return profile.sites
+    .filter((x) => x.bytes / profile.total >= share)
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, top)
+    .map(({ bytes, ...site }) => {
+      const f = Math.round((bytes / profile.total) * 100) / 100;
+      return { ...site, ...(bytesPerMin != null ? { bytesPerMin: Math.round(f * bytesPerMin) } : {}), share: f };
+    });
+}

@@ -13,7 +13,12 @@ export const OUTCOME = Object.freeze({
   SPARE: 'spare',
   /** a replacement for this slot was not ready in time: the slot is held until { slot, until } */
   FAILED: 'failed',
+  /** a worker of this slot was replaced for memory: { slot, at, reason, kind, bytesPerMin, sites } */
+  RECYCLED: 'recycled',
 });
+
+// Memory recycles kept per slot: the slot's story across its workers (core/retained.js sameRateStreak).
+const KEEP_RECYCLES = 8;
 
 // Points kept per worker: a verdict reads eight, the rest are history for inspect.
 const KEEP_POINTS = 16;
@@ -22,13 +27,13 @@ const KEEP_POINTS = 16;
 export function newWorkerPolicy() {
   return {
     firstOverAt: null, firstOverValue: null, baselineWarned: false, leakWarnedAt: null, confirm: newConfirmState(),
-    lastGcAt: null, missedAt: null, points: [],
+    lastGcAt: null, missedAt: null, points: [], profiling: false,
   };
 }
 
 /** A fresh record of what the policy remembers of one slot across its workers. */
 export function newSlotPolicy() {
-  return { streak: 0, heldUntil: 0 };
+  return { streak: 0, heldUntil: 0, recycles: [], named: null };
 }
 
 /**
@@ -53,6 +58,13 @@ export function absorb(state, outcomes) {
       case OUTCOME.FAILED:
         slots[o.slot] = { ...(slots[o.slot] ?? newSlotPolicy()), heldUntil: o.until };
         break;
+      case OUTCOME.RECYCLED: {
+        const slot = { ...newSlotPolicy(), ...slots[o.slot] };
+        const { type, slot: _slot, id: _id, ...recycle } = o;
+        slot.recycles = [...(slot.recycles ?? []), recycle].slice(-KEEP_RECYCLES);
+        slots[o.slot] = slot;
+        break;
+      }
       default: throw new Error(`unknown outcome ${o.type}`);
     }
   }

@@ -15,11 +15,18 @@ export class HeapProber {
     this.asking = new WeakSet();
   }
 
-  /** Take a point of h (with its sites when `profile`), or end its suspicion (`point` false). */
-  async probe(h, { point, profile }) {
+  /**
+   * Take a point of h (with its sites when `profile`), or end its suspicion (`point` false), or
+   * (`start`) have it start the sampling profiler now: it fills fast, and its recycle will read it.
+   */
+  async probe(h, { point, profile, start = false }) {
     if (this.asking.has(h)) return;
     this.asking.add(h);
     try {
+      if (start) {
+        await this.pool.request(h, KIND.SITES, { start: true }, TIMEOUT_MS);
+        return;
+      }
       // A full GC the worker ran by itself within a spacing serves: no forced GC then.
       const r = await this.pool.request(h, KIND.CONFIRM, { point, profile, reuseMs: CONFIRM.spacingMs / 2 }, TIMEOUT_MS);
       if (!point || !r || typeof r.heapAfter !== 'number') return;

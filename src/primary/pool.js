@@ -48,9 +48,14 @@ export class Pool extends WorkerRecords {
   /**
    * Fork a worker into `slot`; it is 'spawning' until it listens or calls ready(). A first start
    * or a restart serves the slot at once; a replacement only once promote()d. Emits 'spawn'.
+   * `profile`: the agent runs the sampling heap profiler from its start.
    */
-  spawn(slot, cause = SPAWN_CAUSES.INITIAL) {
-    const worker = cluster.fork({ ...this.config.env, NODESUP_SLOT: String(slot), NODESUP_NAME: this.config.name });
+  spawn(slot, cause = SPAWN_CAUSES.INITIAL, { profile = false } = {}) {
+    const worker = cluster.fork({
+      ...this.config.env, ...this.workerEnv, NODESUP_SLOT: String(slot), NODESUP_NAME: this.config.name,
+      // The slot's last worker was recycled for memory: its replacement names what it retains from birth.
+      ...(profile ? { NODESUP_PROFILE: '1' } : {}),
+    });
     const now = this.now();
     /** @type {WorkerHandle} */
     const h = {

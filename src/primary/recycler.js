@@ -3,11 +3,13 @@
 // touched, then disconnect (it stops accepting and finishes in-flight work), then SIGTERM and
 // SIGKILL to its whole tree after killTimeout.
 import { EventEmitter } from 'node:events';
-import { EVENTS, RECYCLE_OUTCOMES as OUT, RETIRE, SPAWN_CAUSES, STATES } from '../constants.js';
+import { EVENTS, MEMORY_REASONS, REASONS, RECYCLE_OUTCOMES as OUT, RETIRE, SPAWN_CAUSES, STATES } from '../constants.js';
 import { KIND } from '../protocol.js';
 import { OUTCOME } from '../core/outcomes.js';
 import { stillOver } from '../core/gc-recheck.js';
 import { memoryOf } from '../core/memory-of.js';
+import { retainedOf } from '../core/retained.js';
+import { liveSites } from '../core/heap-sites.js';
 import { treeOf, rememberTree, wholeTreeNow, signalAll, stillAlive } from './kill-tree.js';
 import { askHeldBy } from './held-by.js';
 
@@ -17,6 +19,9 @@ const GC_TIMEOUT_MS = 10_000; // a full GC of a multi-GB heap takes seconds
 const GC_SETTLE_STEPS = 10;
 const GC_SETTLE_STEP_MS = 100;
 const CROSSING_PROBE_MS = 50;
+// How long the retained sites of a worker recycled for memory are waited for: the replacement
+// starts meanwhile, and a worker that does not answer in time is recycled without them.
+const SITES_TIMEOUT_MS = 1500;
 // Recent drain times (drain → exit) kept: a predicted crossing is met that much early.
 const DRAINS = 5;
 
@@ -103,9 +108,15 @@ export class Recycler extends EventEmitter {
       }
       // The GC took time: a stop may have begun, and a replacement forked now would outlive it.
       if (this.stopping || old.state !== STATES.READY) return OUT.SKIPPED;
-      if (!v.predictive) this.#announce(slot, old, v, decidedAt);
-      const next = this.pool.spawn(slot, SPAWN_CAUSES.REPLACE);
-      if (!(await this.pool.whenReady(next, this.config.recycle.readyTimeout))) {
+      // What the worker retained is read now, before the drain, while its replacement starts.
+      const retained = isMemory(v) ? this.#retained(old) : null;
+      const next = this.pool.spawn(slot, SPAWN_CAUSES.REPLACE, { profile: Boolean(v.profileNext) });
+      const ready = this.pool.whenReady(next, this.config.recycle.readyTimeout);
+      if (!v.predictive) {
+        await Promise.race([retained?.promise, ready]);
+        this.#announce(slot, old, { ...v, ...retained?.value() }, decidedAt);
+      }
+      if (!(await ready)) {
         // A stop during the replacement's startup is not a failure of the app.
         const cancelled = this.stopping;
         this.report(cancelled ? 'info' : 'error', { event: EVENTS.RECYCLE_FAILED, slot, pid: old.pid, reason: v.reason, replacementPid: next.pid, readyTimeoutMs: this.config.recycle.readyTimeout, cancelled });
@@ -121,9 +132,11 @@ export class Recycler extends EventEmitter {
           await this.retire(next, { reason: RETIRE.SPARE, decidedAt });
           return OUT.SPARE;
         }
-        this.#announce(slot, old, { ...v, value: this.sampler.treeRss(old) ?? v.value, leadMs: crossedAt.leadMs }, decidedAt);
+        this.#announce(slot, old, { ...v, value: this.sampler.treeRss(old) ?? v.value, leadMs: crossedAt.leadMs, ...retained?.value() }, decidedAt);
       }
       if (this.pool.currentOf(slot) === old) this.pool.promote(next);
+      const story = retained?.value().retained;
+      if (story) this.inbox.push({ type: OUTCOME.RECYCLED, slot, id: old.id, at: this.now(), reason: v.reason, ...story });
       await this.retire(old, { reason: v.reason, decidedAt });
       return OUT.RECYCLED;
     } finally {
@@ -146,6 +159,22 @@ export class Recycler extends EventEmitter {
     this.emit('freed');
     const crossedAt = await this.#crossing(old, at, deadline).finally(() => this.waiting.delete(slot));
     return crossedAt === null ? null : { leadMs: crossedAt - readyAt };
+  }
+
+  // The worker's retained memory (kind and rate from its samples, sites from its profiler when it
+  // runs): value() gives what is known so far, { retained } once the agent answered or gave up.
+  #retained(h) {
+    const own = retainedOf(h.window, h.readyAt);
+    let sites = null;
+    let settled = false;
+    const promise = this.pool.request(h, KIND.SITES, {}, SITES_TIMEOUT_MS).then((r) => {
+      const found = liveSites(r?.profile ?? null, own?.bytesPerMin ?? null);
+      sites = found.length ? found : null;
+    }).catch(() => {}).finally(() => { settled = true; });
+    return {
+      promise,
+      value: () => (own || sites ? { retained: { ...(own ?? { kind: null, bytesPerMin: null }), sites, ...(settled ? {} : { sitesPending: true }) } } : {}),
+    };
   }
 
   #announce(slot, old, v, decidedAt) {
@@ -257,4 +286,9 @@ export function breakdown(s) {
 
 function round1(x) {
   return Math.round(x * 10) / 10;
+}
+
+// A recycle for memory (a limit or a leak) tells what the worker retained.
+function isMemory(v) {
+  return MEMORY_REASONS.has(v.reason) || v.reason === REASONS.LEAK;
 }

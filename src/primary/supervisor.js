@@ -155,9 +155,11 @@ export class Supervisor {
     });
   }
 
-  /** The latest leak the tick named in h (kind, rate, fit, sites or types), or null. */
+  /** The latest leak named in h (kind, rate, fit, sites or types), else its slot's across workers, or null. */
   leakOf(h) {
-    return this.policy.workers[h.id]?.leak ?? null;
+    const named = this.policy.slots[h.slot]?.named;
+    return this.policy.workers[h.id]?.leak
+      ?? (named ? { kind: named.kind, growthBytesPerSec: Math.round(named.bytesPerMin / 60), workersInRow: named.workers, sites: named.sites } : null);
   }
 
   /** The confirmation points taken of h, oldest first. */

@@ -19,7 +19,8 @@ export function describeRecycle(ev) {
       : reason === REASONS.MAX_AGE || reason === REASONS.UNRESPONSIVE ? formatDuration
         : String;
   if (ev.predictive && value != null && limit != null) {
-    return `${clean(reason)} ${fmt(value)}, replaced before its crossing of ${fmt(limit)}`;
+    return value < limit ? `${clean(reason)} ${fmt(value)}, replaced before its crossing of ${fmt(limit)}`
+      : `${clean(reason)} ${fmt(value)} > ${fmt(limit)}, its replacement ready before the crossing`;
   }
   const numbers = value != null ? ` ${fmt(value)}${limit != null ? ` > ${fmt(limit)}` : ''}` : '';
   return `${clean(reason ?? '?')}${numbers}`;
@@ -29,8 +30,26 @@ export function describeRecycle(ev) {
 export function describeLeak(leak) {
   if (leak.kind === LEAK_KINDS.HANDLES) return `handles leak: ${leak.summary ?? describeHandles(leak.types ?? [])}`;
   const site = leak.sites?.[0];
-  const where = site ? `, mostly from ${site.fn} (${site.file}:${site.line})` : '';
-  return `${leak.kind} grows ${formatBytes(Math.round((leak.growthBytesPerSec ?? 0) * 60))}/min${where}`;
+  const where = site ? `, mostly from ${describeSite(site)}` : '';
+  const rate = `${formatBytes(Math.round((leak.growthBytesPerSec ?? 0) * 60))}/min`;
+  if (leak.workersInRow) return `${leak.workersInRow} workers in a row filled at ~${rate} (${leak.kind})${where}`;
+  return `${leak.kind} grows ${rate}${where}`;
+}
+
+/** A site in words: "cachePage (lib/pages.js:9)"; a library's: "store@2.3.1 set (…), reached from server.js:12". */
+export function describeSite(site) {
+  const at = `${site.fn} (${site.file}:${site.line})`;
+  const pkg = site.package ? `${site.package} ` : '';
+  const via = site.via ? `, reached from ${site.via.file}:${site.via.line}` : '';
+  return `${pkg}${at}${via}`;
+}
+
+/** What a memory recycle retained, in words: "heap +126 MiB/min, mostly from cachePage (lib/pages.js:9)". */
+export function describeRetained(r) {
+  if (!r) return '';
+  const rate = r.bytesPerMin != null ? ` +${formatBytes(r.bytesPerMin)}/min` : '';
+  const site = r.sites?.[0];
+  return `${r.kind}${rate}${site ? `, mostly from ${describeSite(site)}` : ''}`;
 }
 
 const WORDS = {
@@ -38,7 +57,7 @@ const WORDS = {
   [EVENTS.SUPERVISOR_STOP]: () => 'nodesup stopped',
   [EVENTS.WORKER_SPAWN]: (f) => `slot ${f.slot}: spawned pid ${f.pid} (${f.cause})`,
   [EVENTS.WORKER_READY]: (f) => `slot ${f.slot}: pid ${f.pid} ready`,
-  [EVENTS.WORKER_RECYCLE]: (f) => `slot ${f.slot} pid ${f.pid} recycled: ${describeRecycle(f)}${f.kind ? ` (${f.kind})` : ''}`,
+  [EVENTS.WORKER_RECYCLE]: (f) => `slot ${f.slot} pid ${f.pid} recycled: ${describeRecycle(f)}${f.kind ? ` (${f.kind})` : ''}${f.retained ? `; retained ${describeRetained(f.retained)}` : ''}`,
   [EVENTS.WORKER_GC]: (f) => `slot ${f.slot}: full GC ${f.stillOver ? 'did not bring it under' : 'brought it under'} the ${f.reason} limit`,
   [EVENTS.WORKER_EXIT]: (f) => `slot ${f.slot}: pid ${f.pid} exited (${f.signal ?? f.code})${heldBy(f.heldBy)}${f.oomKill ? ', killed by the kernel\'s OOM killer' : ''}`,
   [EVENTS.WORKER_RESTART]: (f) => `slot ${f.slot}: restarting in ${f.delayMs} ms`,

@@ -71,6 +71,14 @@ function start() {
       return { before, after: stats(state, delay, req.detail) };
     },
     [KIND.CONFIRM]: (req) => confirm(state, req),
+    // Retained sites now, without a GC: what a worker recycled for memory held (read at the decision).
+    [KIND.SITES]: async (req) => {
+      if (req.start) {
+        await state.profiler.sample();
+        return { started: state.profiler.via !== null, profiler: state.profiler.reason };
+      }
+      return { profile: state.profiler.via ? await state.profiler.sample() : null, profiler: state.profiler.reason };
+    },
     [KIND.DRAIN]: (req) => { drain(state, req); return { draining: true }; },
     [KIND.HEAP_SNAPSHOT]: (req) => ({ file: v8.writeHeapSnapshot(req.file) }),
     [KIND.HELD]: () => state.held.snapshot(),
@@ -116,6 +124,8 @@ function start() {
   process.on('SIGHUP', () => {});
 
   process.send(message(KIND.HELLO, { pid: process.pid, node: process.version }));
+  // The slot's last worker was recycled for memory: this one names what it retains from its birth.
+  if (process.env.NODESUP_PROFILE === '1') state.profiler.sample().catch(() => {});
 }
 
 // The primary learns that the app serves engine.io, and whether it long-polls (which needs sticky

@@ -56,6 +56,10 @@ class ScriptedPool extends WorkerRecords {
   }
 
   async request(h, kind) {
+    if (kind === KIND.SITES) {
+      this.log.push(`sites ${h.id}`);
+      return { profile: { total: 100, sites: [{ fn: 'cachePage', file: 'lib/pages.js', line: 9, bytes: 90 }, { fn: 'noise', file: 'a.js', line: 1, bytes: 10 }] } };
+    }
     if (kind !== KIND.GC) return null;
     this.log.push(`gc ${h.id}`);
     return this.gc?.(h) ?? null;
@@ -98,7 +102,7 @@ test('replacement first: the new worker is forked and ready before the old one i
   const done = w.recycler.recycle(0, over);
   await w.clock.settle();
   const next = w.pool.handles().find((h) => h.slot === 0 && h !== old);
-  t.deepEqual(w.pool.log, [EVENTS.WORKER_RECYCLE, `spawn ${next.id}`], 'announced, then forked; the old worker untouched');
+  t.deepEqual(w.pool.log, [`sites ${old.id}`, `spawn ${next.id}`, EVENTS.WORKER_RECYCLE], 'what it retained asked, the replacement forked, the recycle announced; the old worker untouched');
   t.is(w.pool.currentOf(0), old, 'the old worker serves until the replacement is ready');
   next.becomeReady();
   await w.clock.settle();
@@ -107,8 +111,10 @@ test('replacement first: the new worker is forked and ready before the old one i
   t.like(old.retiring, { reason: REASONS.RSS });
   old.exit();
   t.is(await done, OUT.RECYCLED);
-  t.deepEqual(w.pool.log, [EVENTS.WORKER_RECYCLE, `spawn ${next.id}`, `drain ${old.id}`, `exit ${old.id}`]);
+  t.deepEqual(w.pool.log.slice(3), [`drain ${old.id}`, `exit ${old.id}`]);
   t.like(w.events[0], { event: EVENTS.WORKER_RECYCLE, slot: 0, pid: old.pid, reason: REASONS.RSS, value: 250 * MiB, limit: 200 * MiB });
+  t.deepEqual(w.events[0].retained.sites.map((x) => [x.fn, x.share]), [['cachePage', 0.9], ['noise', 0.1]], 'the sites the agent\'s profile holds, by share');
+  t.like(w.inbox.take(), [{ type: OUTCOME.RECYCLED, slot: 0, id: old.id, reason: REASONS.RSS }], 'the slot\'s story learns of it');
 });
 
 test('a GC that helps: nothing is replaced, worker.gc says so, and the policy learns a GC ran', async (t) => {
@@ -136,7 +142,7 @@ test('a GC that does not help: after RSS stops falling, the recycle goes on to t
   await w.clock.settle();
   old.exit();
   t.is(await done, OUT.RECYCLED);
-  t.deepEqual(w.pool.log.slice(0, 2), [`gc ${old.id}`, EVENTS.WORKER_GC]);
+  t.deepEqual(w.pool.log.slice(0, 3), [`gc ${old.id}`, EVENTS.WORKER_GC, `sites ${old.id}`]);
 });
 
 test('a replacement not ready in time: recycle.failed, it is retired, the old worker keeps serving, the slot is held', async (t) => {
@@ -199,7 +205,7 @@ test('the early spare: a predicted crossing that does not come retires the spare
   const v = { reason: REASONS.RSS, value: 150 * MiB, limit: 200 * MiB, predictive: true, crossingInMs: 5000 };
   const done = w.recycler.recycle(0, v);
   await w.clock.settle();
-  t.deepEqual(w.pool.log.slice(0, 1), [`spawn ${old.id + 2}`], 'a predicted recycle is not announced before its crossing');
+  t.deepEqual(w.pool.log.slice(0, 2), [`sites ${old.id}`, `spawn ${old.id + 2}`], 'a predicted recycle is not announced before its crossing');
   const spare = w.pool.handles().find((h) => h.slot === 0 && h !== old);
   spare.becomeReady();
   await w.clock.settle();

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { runTick } from '../../src/primary/tick.js';
 import { WorkerRecords } from '../../src/primary/worker-records.js';
 import { Inbox } from '../../src/primary/inbox.js';
-import { OUTCOME } from '../../src/core/outcomes.js';
+import { OUTCOME, absorb } from '../../src/core/outcomes.js';
 import { decide, newPolicyState } from '../../src/core/decide.js';
 import { SampleWindow } from '../../src/core/sample-window.js';
 import { STATES, EVENTS, REASONS } from '../../src/constants.js';
@@ -232,4 +232,44 @@ test('decide with only: a worker outside the group keeps its memory and gets no 
   t.deepEqual(out.state.workers[11], state.workers[11], 'remembered as it was');
   const next = decide(out.state, [view(10, 0), view(11, 1)], 1_001_000, { ...ctx, only: new Set([11]) });
   t.deepEqual(next.verdicts.map((v) => v.id), [11]);
+});
+
+test('decide: a worker filling its rss limit within a minute has its profiler started once; its recycle profiles the replacement from birth', (t) => {
+  const config = { ...CONFIG, workers: 1, limits: { ...LIMITS, heapUsed: null, rss: 128 * MiB } };
+  const window = new SampleWindow({ maxAgeMs: 600_000 });
+  const view = { id: 3, slot: 0, pid: 30, startedAt: 0, readyAt: 0, lastReplyAt: 0, jitterDraw: 0, window };
+  let state = deepFreeze(newPolicyState(1));
+  const starts = [];
+  let verdict = null;
+  for (let t = 1000; t <= 60_000 && !verdict; t += 1000) {
+    window.push({ t, rss: (45 + 2 * t / 1000) * MiB, treeRss: (45 + 2 * t / 1000) * MiB, heapUsed: 10 * MiB });
+    view.lastReplyAt = t;
+    const r = decide(state, [view], t, { config, totalLimit: null, cgroupLimit: null });
+    state = deepFreeze(r.state);
+    starts.push(...r.probes.filter((p) => p.start));
+    verdict = r.verdicts[0] ?? null;
+  }
+  t.is(starts.length, 1, 'started once, not every tick');
+  t.like(starts[0], { slot: 0, id: 3, start: true });
+  t.like(verdict, { reason: REASONS.RSS, profileNext: true });
+});
+
+test('decide: workers of a slot that filled at the same rate are named as the slot\'s leak at 2, 4, 8 in a row; three with a site stop the profiling from birth', (t) => {
+  const config = { ...CONFIG, workers: 1 };
+  const window = new SampleWindow({ maxAgeMs: 600_000 });
+  window.push({ t: 1000, rss: 50 * MiB, treeRss: 50 * MiB, heapUsed: 250 * MiB });
+  const view = { id: 9, slot: 0, pid: 90, startedAt: -200_000, readyAt: -119_000, lastReplyAt: 1000, jitterDraw: 0, window };
+  const site = [{ fn: 'cachePage', file: 'lib/pages.js', line: 9, share: 1 }];
+  let state = newPolicyState(1);
+  const warnings = [];
+  for (let n = 1; n <= 4; n++) {
+    state = absorb(state, [{ type: OUTCOME.RECYCLED, slot: 0, id: n, at: n * 40_000, reason: 'rss', kind: 'heap', bytesPerMin: (118 + n) * MiB, sites: site }]);
+    const r = decide(state, [view], 1000, { config, totalLimit: null, cgroupLimit: null });
+    state = r.state;
+    warnings.push(...r.notices.filter((x) => x.fields.event === EVENTS.LEAK_WARNING).map((x) => x.fields));
+    if (n === 4) t.false(r.verdicts[0].profileNext, 'the slot\'s leak is known: no profiler from birth');
+    if (n === 2) t.true(r.verdicts[0].profileNext);
+  }
+  t.deepEqual(warnings.map((w) => w.workersInRow), [2, 4]);
+  t.like(warnings[1], { slot: 0, pid: 90, kind: 'heap', sites: site });
 });

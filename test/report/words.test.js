@@ -10,6 +10,18 @@ test('a limit recycle says value > limit; a predictive one, under its limit, say
   const early = describeRecycle({ reason: REASONS.RSS, value: 179 * MiB, limit: 180 * MiB, predictive: true });
   t.is(early, 'rss 179 MiB, replaced before its crossing of 180 MiB');
   t.false(early.includes('>'));
+  t.is(describeRecycle({ reason: REASONS.RSS, value: 181 * MiB, limit: 180 * MiB, predictive: true }), 'rss 181 MiB > 180 MiB, its replacement ready before the crossing');
+});
+
+test('a memory recycle says what the worker retained; a slot\'s streak says how many workers in a row', (t) => {
+  const site = { fn: 'cachePage', file: 'lib/pages.js', line: 9, share: 0.9 };
+  t.regex(messageFor({ event: EVENTS.WORKER_RECYCLE, slot: 0, pid: 7, reason: REASONS.RSS, value: 300 * MiB, limit: 256 * MiB, retained: { kind: 'heap', bytesPerMin: 120 * MiB, sites: [site] } }),
+    /recycled: rss 300 MiB > 256 MiB; retained heap \+120 MiB\/min, mostly from cachePage \(lib\/pages\.js:9\)$/);
+  t.is(messageFor({ event: EVENTS.LEAK_WARNING, slot: 1, kind: 'heap', growthBytesPerSec: 2 * MiB, workersInRow: 4, sites: [site] }),
+    'slot 1: 4 workers in a row filled at ~120 MiB/min (heap), mostly from cachePage (lib/pages.js:9)');
+  t.is(messageFor({ event: EVENTS.LEAK_WARNING, slot: 1, kind: 'heap', growthBytesPerSec: MiB / 60,
+    sites: [{ fn: 'set', file: 'node_modules/some-store/lib/memory.js', line: 119, package: 'some-store@2.3.1', via: { file: 'server.js', line: 12 } }] }),
+  'slot 1: heap grows 1.0 MiB/min, mostly from some-store@2.3.1 set (node_modules/some-store/lib/memory.js:119), reached from server.js:12');
 });
 
 test('a leak is worded from its fields: kind, rate per minute and the first site', (t) => {
