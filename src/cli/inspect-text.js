@@ -1,6 +1,7 @@
 // Plain text of an inspect report for `nodesup inspect` (no colours: it may be piped), ≤ 100
 // columns. The report's shape is src/primary/inspect.js's; anything unknown prints as '-'.
 import { formatBytes, formatDuration } from '../units.js';
+import { describeSite } from '../core/frames.js';
 import { wrap } from '../report/ansi.js';
 
 const WIDTH = 100;
@@ -119,7 +120,7 @@ function findings(r) {
   }
   if (r.sites?.sites?.length) {
     out.push('  retained by:');
-    for (const s of r.sites.sites) out.push(`    ${s.fn} (${s.file}:${s.line}) ${perMin(s.bytesPerMin / 60)}, ${Math.round(s.share * 100)} %`);
+    for (const s of r.sites.sites) out.push(`    ${describeSite(s)} ${perMin(s.bytesPerMin / 60)}, ${Math.round(s.share * 100)} %`);
   } else if (r.sites?.why) {
     out.push(`  sites: ${r.sites.why}`);
   }

@@ -11,6 +11,7 @@ import { overcommit } from './fit.js';
 import { confirmStep, confirmedLeak, newConfirmState } from './heap-confirm.js';
 import { detectHandleLeak, describeHandles } from './handle-trend.js';
 import { projectTimeToLimit } from './trend.js';
+import { describeSite } from './frames.js';
 
 /**
  * @typedef {object} WorkerPolicy  what the policy remembers of one worker
@@ -190,7 +191,7 @@ function confirmedHeapLeak(w, mine, limits, minGrowth) {
 function leakText(found) {
   if (found.kind === 'handles') return `handles leak: ${describeHandles(found.types)}`;
   const site = found.sites?.[0];
-  const where = site ? `, mostly from ${site.fn} (${site.file}:${site.line})` : '';
+  const where = site ? `, mostly from ${describeSite(site)}` : '';
   return `${found.kind} grows ${(found.growthBytesPerSec * 60 / 1048576).toFixed(1)} MiB/min${where}`;
 }
 

@@ -3,6 +3,7 @@
 // thin. Lines never exceed `width` visible columns and there are never more than `height` lines.
 
 import { STATES, REASONS, MEMORY_REASONS } from '../constants.js';
+import { describeSite } from '../core/frames.js';
 import { formatBytes, formatDuration } from '../units.js';
 import { paint, visibleWidth, truncate, pad, clean } from './ansi.js';
 import { chooseColumns, growthPerMinute, limitTone, shortBytes, shortMs, percent } from './status-columns.js';
@@ -179,7 +180,7 @@ function leakChunk(L) {
   if (!L) return null;
   if (L.kind === 'handles') return `leak handles: ${clean(L.summary ?? '')}`;
   const site = L.sites?.[0];
-  const where = site ? ` · ${clean(site.fn)} (${clean(site.file)}:${site.line}) ${Math.round(site.share * 100)}%` : '';
+  const where = site ? ` · ${clean(describeSite(site))} ${Math.round(site.share * 100)}%` : '';
   return `leak ${clean(L.kind)} ${growthPerMinute(L.growthBytesPerSec ?? null)}${where}`;
 }
 

@@ -11,11 +11,14 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { flattenProfile } from '../core/heap-sites.js';
+import { packageVersion } from './package-version.js';
 
 // V8's default sampling interval: one sample per 32 KiB allocated on average (bench/RESULTS.md,
 // "Sampling heap profiler cost", has what it costs).
 export const SAMPLING_INTERVAL = 32 * 1024;
 const OURS = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+/** nodesup's own code (the agent, its samplers): what it allocates is never an app's site. */
+export const isOurs = (url) => url.includes(`${OURS}/`);
 
 /** @param {{deopt?: boolean}} [o]  deopt false: the profiler alone, without coverage (the cost bench's control) */
 export function heapProfiler({ deopt = !process.env.NODE_V8_COVERAGE } = {}) {
@@ -67,7 +70,7 @@ export function heapProfiler({ deopt = !process.env.NODE_V8_COVERAGE } = {}) {
           sampling = true;
         }
         const { profile } = await post('HeapProfiler.getSamplingProfile');
-        return flattenProfile(profile.head, { cwd: process.cwd(), ignore: (url) => url.includes(OURS) });
+        return flattenProfile(profile.head, { cwd: process.cwd(), ignore: isOurs, pkg: packageVersion });
       } catch (err) {
         // Someone else (the app's own session) stopped or holds the profiler: give up for good.
         reason = `the heap profiler is in use elsewhere: ${err?.message ?? err}`;
