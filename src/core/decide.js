@@ -12,6 +12,7 @@ import { confirmStep, confirmedLeak, newConfirmState } from './heap-confirm.js';
 import { detectHandleLeak, describeHandles } from './handle-trend.js';
 import { projectTimeToLimit } from './trend.js';
 import { describeSite } from './frames.js';
+import { confirmedExternalLeak } from './external-leak.js';
 
 /**
  * @typedef {object} WorkerPolicy  what the policy remembers of one worker
@@ -95,7 +96,7 @@ function confirmProbe(w, mine, now, config) {
   });
   mine.confirm = state;
   if (!action) return null;
-  return { slot: w.slot, pid: w.pid, point: action === 'probe', profile: action === 'probe' && !state.confirmedAt };
+  return { slot: w.slot, pid: w.pid, point: action === 'probe', profile: action === 'probe' && !state.confirmedAt && state.heap !== false, buffers: action === 'probe' && !state.confirmedAt && Boolean(state.external) };
 }
 
 // Predictive replacement. A prediction that did not come true (its spare was retired) is not
@@ -148,10 +149,12 @@ function leakVerdict(w, mine, now, config, notices) {
   let found = detectLeak(w.window, { leak, limits, now, pollInterval, startedAt });
   let early = false;
   if (!found) {
-    found = confirmedHeapLeak(w, mine, limits, leak.minGrowth) ?? detectHandleLeak(w.window, { now, startedAt });
+    found = confirmedHeapLeak(w, mine, limits, leak.minGrowth)
+      ?? confirmedExternalLeak(w.points ?? [], mine.confirm, { minGrowth: leak.minGrowth, rssLimit: limits?.rss ?? null, treeRss: w.window.last()?.treeRss ?? null })
+      ?? detectHandleLeak(w.window, { now, startedAt });
     if (!found) return null;
     early = true;
-    if (found.kind === 'heap') mine.confirm = { ...mine.confirm, confirmedAt: mine.confirm.confirmedAt ?? now };
+    if (found.kind === 'heap' || found.kind === 'external') mine.confirm = { ...mine.confirm, confirmedAt: mine.confirm.confirmedAt ?? now };
   }
   const explained = explainLeak(found);
   mine.leak = { at: now, ...explained };

@@ -21,15 +21,15 @@ export class HeapProber {
   }
 
   /** Take a point of h (with its sites when `profile`), or end its suspicion (`point` false). */
-  async probe(h, { point, profile }) {
+  async probe(h, { point, profile, buffers = false }) {
     if (this.inFlight.has(h)) return;
     this.inFlight.add(h);
     try {
       // A full GC the worker ran by itself within a spacing serves: no forced GC then.
-      const r = await this.pool.request(h, KIND.CONFIRM, { point, profile, reuseMs: CONFIRM.spacingMs / 2 }, TIMEOUT_MS);
+      const r = await this.pool.request(h, KIND.CONFIRM, { point, profile, buffers, reuseMs: CONFIRM.spacingMs / 2 }, TIMEOUT_MS);
       if (!point || !r || typeof r.heapAfter !== 'number') return;
       const list = this.points.get(h) ?? [];
-      list.push({ at: r.at, heapAfter: r.heapAfter, forced: r.forced, pauseMs: r.pauseMs ?? null, sites: r.sites ?? null, profiler: r.profiler ?? null });
+      list.push({ at: r.at, heapAfter: r.heapAfter, forced: r.forced, pauseMs: r.pauseMs ?? null, sites: r.sites ?? null, profiler: r.profiler ?? null, externalAfter: r.externalAfter ?? null, buffers: r.buffers ?? null });
       if (list.length > KEEP) list.shift();
       this.points.set(h, list);
     } finally {
