@@ -159,6 +159,7 @@ export function buildSample(t, pid, proc, stats) {
     handles: stats?.handles ?? null,
     // Per-type active resources ({TCPSocketWrap: 12, Timeout: 40}) and scavenges so far.
     resources: stats?.resources ?? null,
+    fdKinds: stats?.fdKinds ?? null, // what the fds are (src/proc/fds.js), on the agent's full reads while it has many
     minorGcCount: stats?.minorGcCount ?? null,
     minorGcMs: stats?.minorGcMs ?? null,
     gcFlags: stats?.gcFlags ?? null,

@@ -10,6 +10,7 @@ import { performance, PerformanceObserver, constants as perf } from 'node:perf_h
 import { KIND, message, isOurs } from '../protocol.js';
 import { childrenOf, descendantsOf } from '../proc/descendants.js';
 import { readMemory, countFds } from '../proc/memory.js';
+import { fdKinds } from '../proc/fds.js';
 import { hooks, runShutdownHooks } from './hooks.js';
 import { watchThreads } from './threads.js';
 import { heapProfiler } from './heap-profiler.js';
@@ -19,6 +20,7 @@ import { loopDelay } from './loop-delay.js';
 
 const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
 const GC_SETTLE_MS = 50;
+const FD_KINDS_FROM = 48; // fds from which a full read says what they are: a bare worker has ~20
 // Flags that change how V8 collects, from the command line or NODE_OPTIONS: a GC-share advice names
 // them as the likely cause (seed 002 ran with concurrent marking off).
 const GC_FLAG = /^--(no-)?(concurrent-marking|parallel-marking|parallel-scavenge|concurrent-sweeping|incremental-marking|single-threaded-gc|single-threaded|predictable|gc-interval|max-semi-space-size|min-semi-space-size|semi-space-growth-factor|optimize-for-size|max-old-space-size|gc-global|stress-compaction)\b/;
@@ -224,6 +226,9 @@ function stats(state, delay, detail, full) {
   // smaps_rollup walks every mapping (~1 ms of kernel time): paid here, by each worker in turn,
   // rather than by the one primary for all of them (a third of its CPU at 128 workers).
   if (full) out.memory = readMemory(process.pid);
+  // What the fds are, when there are many: a readlink per fd and a parse of the socket tables
+  // (src/proc/fds.js), so not on every poll and not for a worker with few.
+  if (full && out.fds !== null && out.fds >= FD_KINDS_FROM) out.fdKinds = fdKinds(process.pid);
   if (detail) {
     out.heapSpaces = spaces.map((s) => ({ name: s.space_name, size: s.space_size, used: s.space_used_size, available: s.space_available_size }));
     out.heap = heap;
