@@ -42,13 +42,15 @@ function compress(groups) {
 }
 
 /**
- * Sockets of /proc/<pid>/net/tcp or tcp6 by inode.
+ * Sockets of /proc/<pid>/net/tcp or tcp6 by inode; with `only`, just those inodes (the table is the
+ * whole network namespace's: 98,000 lines on one shared host, where the worker owns a few hundred).
+ * Lines without an inode (the header, a partial line) are skipped, so a caller may feed slices.
  * @returns {Map<string, {proto:'tcp', local:string, remote:string, state:string}>}
  */
-export function parseTcp(text, into = new Map()) {
-  for (const line of (text ?? '').split('\n').slice(1)) {
+export function parseTcp(text, into = new Map(), only = null) {
+  for (const line of (text ?? '').split('\n')) {
     const f = line.trim().split(/\s+/);
-    if (f.length < 10) continue;
+    if (f.length < 10 || !/^\d+$/.test(f[9]) || (only && !only.has(f[9]))) continue;
     into.set(f[9], { proto: 'tcp', local: decodeAddress(f[1]), remote: decodeAddress(f[2]), state: TCP_STATES[f[3]] ?? f[3] });
   }
   return into;
@@ -58,10 +60,10 @@ export function parseTcp(text, into = new Map()) {
  * Sockets of /proc/<pid>/net/unix by inode: its path, if bound (the peer of a connected socket has none).
  * @returns {Map<string, {proto:'unix', path:string|null, state:string}>}
  */
-export function parseUnix(text, into = new Map()) {
-  for (const line of (text ?? '').split('\n').slice(1)) {
+export function parseUnix(text, into = new Map(), only = null) {
+  for (const line of (text ?? '').split('\n')) {
     const f = line.trim().split(/\s+/);
-    if (f.length < 7) continue;
+    if (f.length < 7 || !/^\d+$/.test(f[6]) || (only && !only.has(f[6]))) continue;
     into.set(f[6], { proto: 'unix', path: f[7] ?? null, state: f[5] === '03' ? 'CONNECTED' : f[5] === '01' ? 'UNCONNECTED' : f[5] });
   }
   return into;

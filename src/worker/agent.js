@@ -21,6 +21,7 @@ import { loopDelay } from './loop-delay.js';
 const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
 const GC_SETTLE_MS = 50;
 const FD_KINDS_FROM = 48; // fds from which a full read says what they are: a bare worker has ~20
+const FD_KINDS_RISE = 20; // … and again each time the count passes its highest by this many
 // Flags that change how V8 collects, from the command line or NODE_OPTIONS: a GC-share advice names
 // them as the likely cause (seed 002 ran with concurrent marking off).
 const GC_FLAG = /^--(no-)?(concurrent-marking|parallel-marking|parallel-scavenge|concurrent-sweeping|incremental-marking|single-threaded-gc|single-threaded|predictable|gc-interval|max-semi-space-size|min-semi-space-size|semi-space-growth-factor|optimize-for-size|max-old-space-size|gc-global|stress-compaction)\b/;
@@ -32,6 +33,7 @@ function start() {
   const state = {
     requests: 0, heapFloor: null, draining: false, servers: new Set(), gc: newGcTotals(), elu: performance.eventLoopUtilization(),
     threads: watchThreads(), profiler: heapProfiler(), buffers: bufferSampler(), lastMajor: null, longLived: longLived(),
+    fdKinds: { reading: false, high: 0, fresh: null },
   };
   const delay = loopDelay();
 
@@ -226,9 +228,9 @@ function stats(state, delay, detail, full) {
   // smaps_rollup walks every mapping (~1 ms of kernel time): paid here, by each worker in turn,
   // rather than by the one primary for all of them (a third of its CPU at 128 workers).
   if (full) out.memory = readMemory(process.pid);
-  // What the fds are, when there are many: a readlink per fd and a parse of the socket tables
-  // (src/proc/fds.js), so not on every poll and not for a worker with few.
-  if (full && out.fds !== null && out.fds >= FD_KINDS_FROM) out.fdKinds = fdKinds(process.pid);
+  if (full) readFdKinds(state.fdKinds, out.fds);
+  // A reading that landed since the last poll rides on this one, once.
+  if (state.fdKinds.fresh && !detail) { out.fdKinds = state.fdKinds.fresh; state.fdKinds.fresh = null; }
   if (detail) {
     out.heapSpaces = spaces.map((s) => ({ name: s.space_name, size: s.space_size, used: s.space_used_size, available: s.space_available_size }));
     out.heap = heap;
@@ -236,6 +238,16 @@ function stats(state, delay, detail, full) {
     out.execArgv = process.execArgv;
   }
   return out;
+}
+
+// What the fds are (src/proc/fds.js: a readlink per fd, the namespace's socket tables read off the
+// loop and parsed in slices), read on a full read only when the count passed its highest yet by
+// FD_KINDS_RISE: a worker whose fds hold still, or come and go with load, is not read again.
+function readFdKinds(st, fds) {
+  if (st.reading || fds === null || fds < FD_KINDS_FROM || fds < st.high + FD_KINDS_RISE) return;
+  st.reading = true;
+  st.high = fds;
+  fdKinds(process.pid).then((kinds) => { if (kinds) st.fresh = kinds; }, () => {}).finally(() => { st.reading = false; });
 }
 
 function countOwnFds() {
