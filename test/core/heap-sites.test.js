@@ -83,3 +83,20 @@ test('flattenProfile counts nodesup\'s own bytes apart, out of the total', (t) =
   const head = node(ROOT, 0, [node(frame('fullGc', '/usr/lib/nodesup/src/worker/agent.js', 1), 0, [node(frame('createContext', 'node:vm', 1), 700)]), node(frame('k', '/srv/app/k.js', 1), 300)]);
   t.like(flattenProfile(head, { cwd: '/srv/app', ignore: (u) => u.includes('/nodesup/src/') }), { total: 300, ours: 700 });
 });
+
+// Recorded (test/fixtures/profiles/record-library.js): a leak inside some-store's set, reached from
+// the app's saveSession, while a stand-in for the agent forced each point's GC through a fresh
+// vm context, which V8 files under node:vm's createContext below the agent's frame.
+const lib = JSON.parse(fs.readFileSync(new URL('../fixtures/profiles/library-profiles.json', import.meta.url), 'utf8'));
+const libOpts = { cwd: lib.cwd, ignore: (u) => u.includes('/opt/nodesup/src/'), pkg: (d) => (d === '/srv/app/node_modules/some-store' ? '2.3.1' : null) };
+
+test('recorded library leak: the package, its version and the app line that reached it; the agent\'s vm GC is no site', (t) => {
+  const before = flattenProfile(lib.before.head, libOpts);
+  const after = flattenProfile(lib.after.head, libOpts);
+  const sites = retainedSites(before, after, lib.spanMs);
+  t.like(sites[0], { fn: 'set', file: 'node_modules/some-store/lib/memory.js', package: 'some-store@2.3.1', via: { file: 'server.js', fn: 'saveSession' } });
+  t.false([...before.sites, ...after.sites].some((s) => s.file.includes('nodesup') || s.file.startsWith('node:vm')), JSON.stringify(after.sites));
+  t.true(after.ours > 0, 'the contexts nodesup made are counted apart');
+  // Told nothing of what is nodesup's, the same profile does name the stand-in agent: the rule is what keeps it out.
+  t.true(flattenProfile(lib.after.head, { cwd: lib.cwd }).sites.some((s) => s.file.startsWith('/opt/nodesup/')));
+});
