@@ -12,6 +12,7 @@ import { confirmStep, confirmedLeak, newConfirmState } from './heap-confirm.js';
 import { detectHandleLeak, describeHandles } from './handle-trend.js';
 import { projectTimeToLimit } from './trend.js';
 import { describeSite } from './frames.js';
+import { describeCommands } from './child-commands.js';
 import { confirmedExternalLeak } from './external-leak.js';
 
 /**
@@ -175,7 +176,7 @@ function leakVerdict(w, mine, now, config, notices) {
   }
   return {
     reason: REASONS.LEAK, kind: found.kind, value: Math.round(found.growthBytesPerSec), limit: Math.round(leak.minGrowth),
-    ...(found.sites ? { sites: found.sites } : {}), ...(found.confirm ? { confirm: found.confirm } : {}),
+    ...(found.sites ? { sites: found.sites } : {}), ...(found.confirm ? { confirm: found.confirm } : {}), ...(found.commands ? { commands: found.commands } : {}),
     trend: { field: found.field, growthBytesPerSec: explained.growthBytesPerSec, r2: round2(found.r2), windowMs: found.windowMs, projectedLimitInSec: explained.projectedLimitInSec },
   };
 }
@@ -194,7 +195,7 @@ function confirmedHeapLeak(w, mine, limits, minGrowth) {
 function leakText(found) {
   if (found.kind === 'handles') return `handles leak: ${describeHandles(found.types)}`;
   const site = found.sites?.[0];
-  const where = site ? `, mostly from ${describeSite(site)}` : '';
+  const where = site ? `, mostly from ${describeSite(site)}` : found.commands ? `: ${describeCommands(found.commands)}` : '';
   return `${found.kind} grows ${(found.growthBytesPerSec * 60 / 1048576).toFixed(1)} MiB/min${where}`;
 }
 
@@ -215,6 +216,7 @@ export function explainLeak(found) {
   if (found.sites) out.sites = found.sites;
   else if (found.sitesUnavailable) out.sitesUnavailable = found.sitesUnavailable;
   if (found.confirm) out.confirm = found.confirm;
+  if (found.commands) out.commands = found.commands;
   return out;
 }
 

@@ -5,6 +5,7 @@
 // a warm-up (growth that slows down), and heap that grows into pages the process holds (RSS flat).
 
 import { growth, levelShift, projectTimeToLimit, windowBaseline, firstIndexSince } from './trend.js';
+import { childCommands } from './child-commands.js';
 
 /** @typedef {import('./sample-window.js').SampleWindow} SampleWindow */
 
@@ -151,7 +152,21 @@ export function detectLeak(window, { leak, limits, now, pollInterval = 1000, sta
     projectedLimitInSec: projected,
     windowMs,
     confidence: basis.r2 * basis.rising,
+    ...(kind === 'children' ? commandsOf(samples, now - windowMs) : {}),
   };
+}
+
+// The children's commands over the window, where the agent read them: what the leak is made of.
+function commandsOf(samples, since) {
+  let older = null;
+  let newer = null;
+  for (const s of samples) {
+    if (!s.childCommands || s.t < since) continue;
+    older ??= s;
+    newer = s;
+  }
+  const list = childCommands(older && { t: older.t, commands: older.childCommands }, newer && { t: newer.t, commands: newer.childCommands });
+  return list.length ? { commands: list } : {};
 }
 
 export const STEP_THRESHOLDS = Object.freeze({

@@ -11,6 +11,7 @@ import { KIND, message, isOurs } from '../protocol.js';
 import { childrenOf, descendantsOf } from '../proc/descendants.js';
 import { readMemory, countFds } from '../proc/memory.js';
 import { fdKinds } from '../proc/fds.js';
+import { countCommands } from '../proc/cmdline.js';
 import { hooks, runShutdownHooks } from './hooks.js';
 import { watchThreads } from './threads.js';
 import { heapProfiler } from './heap-profiler.js';
@@ -229,6 +230,8 @@ function stats(state, delay, detail, full) {
   // rather than by the one primary for all of them (a third of its CPU at 128 workers).
   if (full) out.memory = readMemory(process.pid);
   if (full) readFdKinds(state.fdKinds, out.fds);
+  // The children by command, on a full read: a children leak is named by what they are.
+  if (full && out.childPids.length) out.childCommands = countCommands(out.childPids);
   // A reading that landed since the last poll rides on this one, once.
   if (state.fdKinds.fresh && !detail) { out.fdKinds = state.fdKinds.fresh; state.fdKinds.fresh = null; }
   if (detail) {
