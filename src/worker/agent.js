@@ -62,6 +62,10 @@ function start() {
     [KIND.STATS]: (req) => stats(state, delay, req.detail, req.full),
     [KIND.GC]: async (req) => {
       const before = process.memoryUsage();
+      // Twice: dropped Buffers leave `external` only at the full GC after
+      // the one that found them dead (Node 20, 24 and 26, measured), so one GC would recycle a
+      // worker whose memory was only Buffer garbage.
+      fullGc();
       fullGc();
       // Freed Buffers' backing stores are released after the GC, in a task of their own: read the
       // breakdown once that has run, or freed memory still reads as "external" (seed 001).
@@ -127,8 +131,8 @@ async function confirm(state, { point = true, profile = true, buffers = false, r
   if (!point) return { stopped: true };
   if (buffers) state.buffers.start();
   // External memory is read after a forced GC only: a garbage Buffer's bytes leave `external` when
-  // its backing store is swept, which V8 finishes at the *next* full GC (Node 20 and 26, measured:
-  // 6 MiB of dropped Buffers still counted after one full GC and a second, gone after two).
+  // its backing store is swept, which V8 finishes at the *next* full GC (Node 20, 24 and 26, measured:
+  // 6 MiB of dropped Buffers still counted after one full GC, gone after the second).
   const natural = !buffers && state.lastMajor && Date.now() - state.lastMajor.at <= reuseMs ? state.lastMajor : null;
   let taken;
   if (natural) {
