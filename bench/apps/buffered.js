@@ -2,12 +2,12 @@
 // built from 16 Buffer chunks of 2 KiB, concatenated, plus Buffer.from of a JSON string), keeping
 // 1 MiB of Buffers a minute, with the agent's Buffer sampler started at boot the way an external
 // suspicion starts it. GET /mem, memoryUsage(); GET /table times one read of the sampler's table.
-//   PORT, MODE: off | sampling
+//   PORT, MODE: off | wrapped | sampling
 import http from 'node:http';
 import { bufferSampler } from '../../src/worker/buffer-sampler.js';
 
 const mode = process.env.MODE ?? 'off';
-const sampler = mode === 'off' ? null : bufferSampler();
+const sampler = mode === 'off' ? null : bufferSampler(mode === 'wrapped' ? { interval: Infinity } : {}); // wrapped: the statics wrapped, nothing ever sampled
 sampler?.start();
 
 const kept = [];
