@@ -113,7 +113,7 @@ function findings(r) {
     out.push(`  leak (handles): ${r.leak.summary ?? '-'} (r² ${dash(r.leak.r2, (x) => x.toFixed(2))})`);
   } else if (r.leak) {
     const L = r.leak;
-    const what = L.confirm ? `heap after a full GC (${L.confirm.forcedGcs} forced, longest pause ${dash(L.confirm.maxPauseMs)} ms)` : FIELD_NAMES[L.field] ?? L.field ?? 'memory';
+    const what = L.confirm ? `${L.kind === 'external' ? 'external memory after two full GCs' : 'heap after a full GC'} (${L.confirm.forcedGcs} forced, longest pause ${dash(L.confirm.maxPauseMs)} ms)` : FIELD_NAMES[L.field] ?? L.field ?? 'memory';
     const over = known(L.windowMs) ? ` over ${formatDuration(L.windowMs)}` : '';
     out.push(`  leak (${L.kind}): ${what} grows ${perMin(L.growthBytesPerSec)}${over}`
       + ` (r² ${dash(L.r2, (x) => x.toFixed(2))}), limit reached in ${secs(L.projectedLimitInSec)}`);

@@ -53,8 +53,8 @@ function sitesView(found, points) {
   if (found?.sites?.length) return { sites: found.sites, why: null };
   const reason = points.findLast((p) => p.profiler)?.profiler;
   if (reason) return { sites: null, why: reason };
-  if (!points.length) return { sites: null, why: 'no heap leak suspected: the sampling heap profiler runs only while one is' };
-  return { sites: null, why: 'a heap leak is suspected and being confirmed; sites follow with the verdict' };
+  if (!points.length) return { sites: null, why: 'no heap or Buffer leak suspected: the samplers run only while one is' };
+  return { sites: null, why: 'a leak is suspected and being confirmed; sites follow with the verdict' };
 }
 
 // A heap snapshot costs about the heap's size again in the worker, and a file as large: refused,
