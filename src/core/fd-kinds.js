@@ -122,8 +122,11 @@ export function growingFdKinds(older, newer, { top = FD_KIND_THRESHOLDS.top, min
     const rise = count - (older.kinds[what] ?? 0);
     if (rise >= minRise) out.push({ what, count, perSec: Math.round((rise / s) * 10) / 10 });
   }
-  return out.sort((a, b) => b.perSec - a.perSec).slice(0, top);
+  // On a tie the connections the worker opened come first: they name the service it leaks toward.
+  return out.sort((a, b) => b.perSec - a.perSec || outgoing(b) - outgoing(a)).slice(0, top);
 }
+
+const outgoing = (k) => (k.what.startsWith('TCP to ') ? 1 : 0);
 
 /** "TCP to 127.0.0.1:4000, ESTABLISHED +12/s (659 open)" */
 export function describeFdKinds(kinds) {

@@ -56,3 +56,8 @@ for (const [title, a, b, want] of GROW) test(`growingFdKinds: ${title}`, (t) => 
 test('describeFdKinds', (t) => {
   t.is(describeFdKinds([{ what: 'TCP to 127.0.0.1:4000, ESTABLISHED', count: 659, perSec: 12.1 }]), 'TCP to 127.0.0.1:4000, ESTABLISHED +12.1/s (659 open)');
 });
+
+test('growingFdKinds: on a tie, the connections the worker opened come first', (t) => {
+  const kinds = growingFdKinds({ t: 0, kinds: {} }, { t: 10_000, kinds: { 'TCP on 127.0.0.1:4000, ESTABLISHED': 60, 'TCP to 127.0.0.1:4000, ESTABLISHED': 60 } });
+  t.is(kinds[0].what, 'TCP to 127.0.0.1:4000, ESTABLISHED');
+});
