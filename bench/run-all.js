@@ -21,6 +21,7 @@ const steps = [
   ['pm2', ['bench/pm2.js']],
   ['overshoot', ['bench/overshoot.js']],
   ['sites-cost', ['bench/sites-cost.js']],
+  ['buffer-sampler-cost', ['bench/buffer-sampler-cost.js']],
   ['primary-footprint', ['bench/primary-footprint.js']],
   ['quickstart', ['bench/quickstart.js']],
   ['ipc-floor', ['bench/ipc-floor.js']],

@@ -16,6 +16,7 @@ import { fillsFast, sameRateStreak } from './retained.js';
 import { detectHandleLeak, describeHandles } from './handle-trend.js';
 import { projectTimeToLimit } from './trend.js';
 import { memoryOf } from './memory-of.js';
+import { confirmedExternalLeak } from './external-leak.js';
 
 /**
  * @typedef {object} WorkerPolicy  what the policy remembers of one worker
@@ -116,7 +117,10 @@ function confirmProbe(w, mine, now, config) {
   });
   mine.confirm = state;
   if (!action) return null;
-  return { slot: w.slot, pid: w.pid, id: w.id, point: action === 'probe', profile: action === 'probe' && !state.confirmedAt };
+  return {
+    slot: w.slot, pid: w.pid, id: w.id, point: action === 'probe', profile: action === 'probe' && !state.confirmedAt && state.heap !== false,
+    buffers: action === 'probe' && !state.confirmedAt && Boolean(state.external),
+  };
 }
 
 // A worker filling toward its rss limit within a minute is named before its first recycle comes:
@@ -205,10 +209,12 @@ function leakVerdict(w, mine, now, config, notices) {
   let found = detectLeak(w.window, { leak, limits, now, pollInterval, startedAt });
   let early = false;
   if (!found) {
-    found = confirmedHeapLeak(w, mine, limits, leak.minGrowth) ?? detectHandleLeak(w.window, { now, startedAt });
+    found = confirmedHeapLeak(w, mine, limits, leak.minGrowth)
+      ?? confirmedExternalLeak(mine.points, mine.confirm, { minGrowth: leak.minGrowth, rssLimit: limits?.rss ?? null, treeRss: memoryOf(w.window.last()) })
+      ?? detectHandleLeak(w.window, { now, startedAt });
     if (!found) return null;
     early = true;
-    if (found.kind === LEAK_KINDS.HEAP) mine.confirm = { ...mine.confirm, confirmedAt: mine.confirm.confirmedAt ?? now };
+    if (found.kind === LEAK_KINDS.HEAP || found.kind === LEAK_KINDS.EXTERNAL) mine.confirm = { ...mine.confirm, confirmedAt: mine.confirm.confirmedAt ?? now };
   }
   const explained = explainLeak(found);
   mine.leak = { at: now, ...explained };
@@ -228,7 +234,7 @@ function leakVerdict(w, mine, now, config, notices) {
   }
   return {
     reason: REASONS.LEAK, kind: found.kind, value: Math.round(found.growthBytesPerSec), limit: Math.round(leak.minGrowth),
-    ...(found.sites ? { sites: found.sites } : {}), ...(found.confirm ? { confirm: found.confirm } : {}),
+    ...(found.sites ? { sites: found.sites } : {}), ...(found.confirm ? { confirm: found.confirm } : {}), ...(found.commands ? { commands: found.commands } : {}),
     trend: { field: found.field, growthBytesPerSec: explained.growthBytesPerSec, r2: round2(found.r2), windowMs: found.windowMs, projectedLimitInSec: explained.projectedLimitInSec },
   };
 }
@@ -261,6 +267,7 @@ export function explainLeak(found) {
   if (found.sites) out.sites = found.sites;
   else if (found.sitesUnavailable) out.sitesUnavailable = found.sitesUnavailable;
   if (found.confirm) out.confirm = found.confirm;
+  if (found.commands) out.commands = found.commands;
   return out;
 }
 

@@ -4,6 +4,7 @@
 // a verdict out.
 import { linearTrend } from './trend.js';
 import { LEAK_KINDS } from '../constants.js';
+import { growingFdKinds, describeFdKinds } from './fd-kinds.js';
 
 export const HANDLE_THRESHOLDS = Object.freeze({
   windowMs: 30_000, // the rise must hold this long: a burst of connections comes and goes sooner
@@ -50,6 +51,15 @@ export function detectHandleLeak(window, { now, startedAt = null }) {
   }
   if (!types.length) return null;
   types.sort((a, b) => b.perSec - a.perSec);
+  // What the fds are, where the agent read them (on its full reads while it has many): sockets to
+  // one service, files by path, pipes. Idle keep-alive sockets are unref'd and missing from the
+  // resource types, so this is often the only name the leak has.
+  const fd = types.find((t) => t.type === 'fd');
+  if (fd) {
+    const read = (x) => (x ? { t: x.t, kinds: x.fdKinds } : null);
+    const kinds = growingFdKinds(read(samples.find((x) => x.fdKinds)), read(samples.findLast((x) => x.fdKinds)));
+    if (kinds.length) fd.kinds = kinds;
+  }
   return {
     kind: LEAK_KINDS.HANDLES,
     growthPerSec: Math.round(named(types).reduce((a, t) => a + t.perSec, 0) * 10) / 10,
@@ -59,9 +69,12 @@ export function detectHandleLeak(window, { now, startedAt = null }) {
   };
 }
 
-/** "TCPSocketWrap +5/s, Timeout +5/s" */
+/** "TCPSocketWrap +5/s, Timeout +5/s", and what the fds are: "fd +12/s: TCP to 127.0.0.1:4000, ESTABLISHED +12/s (659 open)" */
 export function describeHandles(types) {
-  return named(types).map((t) => `${t.type} +${t.perSec}/s`).join(', ');
+  const text = named(types).map((t) => `${t.type} +${t.perSec}/s`).join(', ');
+  const kinds = types.find((t) => t.type === 'fd')?.kinds;
+  if (!kinds?.length) return text;
+  return named(types).some((t) => t.type === 'fd') ? `${text}: ${describeFdKinds(kinds)}` : `${text}; fds: ${describeFdKinds(kinds)}`;
 }
 
 // A socket is a resource and an fd: counted once, as the resource. fds alone (files opened with

@@ -14,6 +14,8 @@ import { LEAK_KINDS } from '../constants.js';
  * @property {number|null} pauseMs  the forced GC's pause
  * @property {import('./heap-sites.js').FlatProfile|null} sites
  * @property {string|null} [profiler]  why there are no sites
+ * @property {number|null} [externalAfter]  external bytes after the GC, its freed backing stores released
+ * @property {import('./heap-sites.js').FlatProfile|null} [buffers]  retained Buffer bytes by site (the Buffer sampler)
  */
 
 export const CONFIRM = Object.freeze({
@@ -38,9 +40,10 @@ export const CONFIRM = Object.freeze({
 const C = CONFIRM;
 
 /**
- * @typedef {{since:number|null, heldUntil:number, confirmedAt:number|null}} ConfirmState  per worker, in the policy state
+ * @typedef {{since:number|null, heldUntil:number, confirmedAt:number|null, external?:boolean, heap?:boolean}} ConfirmState  per
+ *   worker, in the policy state; what the episode suspects: external memory (the Buffer sampler runs), the heap (the heap profiler runs)
  */
-export const newConfirmState = () => ({ since: null, heldUntil: 0, confirmedAt: null });
+export const newConfirmState = () => ({ since: null, heldUntil: 0, confirmedAt: null, external: false });
 
 /**
  * What to do about one worker's heap this tick: a confirmation point ('probe'), end a suspicion
@@ -55,27 +58,43 @@ export function confirmStep(w, st, now, { minGrowth, pollInterval, spacingMs = C
   const points = episode(w.points, st);
   const last = points.at(-1);
   if (st.since !== null) {
-    // Two points that barely rise end it: a sawtooth or a flat heap, not a leak.
+    // Two points that barely rise end it: a sawtooth or a flat heap (and external memory), not a leak.
     const prev = points.at(-2);
-    if (last && prev && (last.heapAfter - prev.heapAfter) / ((last.at - prev.at) / 1000) < C.refute * minGrowth) {
-      return { state: { since: null, heldUntil: now + C.holdMs, confirmedAt: null }, action: 'stop' };
+    if (last && prev && !rises(prev, last, 'heapAfter', minGrowth) && !(st.external && rises(prev, last, 'externalAfter', minGrowth))) {
+      return { state: { ...newConfirmState(), heldUntil: now + C.holdMs }, action: 'stop' };
     }
+    // External growth seen once a heap suspicion runs: the Buffer sampler joins in.
+    if (!st.external && !st.confirmedAt && externalSuspected(w, now, minGrowth, pollInterval)) st = { ...st, external: true };
+    if (st.heap === false && !st.confirmedAt && suspected(w, now, minGrowth, pollInterval)) st = { ...st, heap: true };
     if (last && now - last.at < Math.max(spacingMs, 2 * pollInterval)) return { state: st, action: null };
     if (!withinBudget(w.points ?? [], now)) return { state: st, action: null };
     return { state: st, action: 'probe' };
   }
-  if (now < st.heldUntil || !suspected(w, now, minGrowth, pollInterval)) return { state: st, action: null };
+  if (now < st.heldUntil) return { state: st, action: null };
+  const heap = suspected(w, now, minGrowth, pollInterval);
+  const external = externalSuspected(w, now, minGrowth, pollInterval);
+  if (!heap && !external) return { state: st, action: null };
   if (!withinBudget(w.points ?? [], now)) return { state: st, action: null };
-  return { state: { since: now, heldUntil: 0, confirmedAt: null }, action: 'probe' };
+  return { state: { since: now, heldUntil: 0, confirmedAt: null, external, heap }, action: 'probe' };
 }
 
-function suspected(w, now, minGrowth, pollInterval) {
+// Whether a field rose between two points at the refute rate or faster; a point without it did not.
+function rises(a, b, field, minGrowth) {
+  if (typeof a[field] !== 'number' || typeof b[field] !== 'number') return false;
+  return (b[field] - a[field]) / ((b.at - a.at) / 1000) >= C.refute * minGrowth;
+}
+
+function suspected(w, now, minGrowth, pollInterval, field = null) {
   const since = Math.max(now - C.suspectMs, (w.readyAt ?? w.startedAt) + 2 * pollInterval);
   if (now - since < C.suspectMinMs) return false;
-  const field = w.window.last()?.heapFloor != null ? 'heapFloor' : 'heapUsed';
-  const g = growth(w.window, field, { now, windowMs: now - since, bucketMs: Math.max(2 * pollInterval, 5000) });
+  const f = field ?? (w.window.last()?.heapFloor != null ? 'heapFloor' : 'heapUsed');
+  const g = growth(w.window, f, { now, windowMs: now - since, bucketMs: Math.max(2 * pollInterval, 5000) });
   return g !== null && g.spanMs >= C.suspectMinMs && g.perSec >= C.suspect * minGrowth;
 }
+
+// Polled external memory only raises a suspicion: on Node 24+ short-lived Buffers may wait for a
+// major GC, so it saws upward without a leak. The judgement is on points after a full GC.
+const externalSuspected = (w, now, minGrowth, pollInterval) => suspected(w, now, minGrowth, pollInterval, 'external');
 
 function withinBudget(points, now) {
   let spent = 0;
@@ -83,8 +102,8 @@ function withinBudget(points, now) {
   return spent < C.budgetShare * C.budgetMs;
 }
 
-// The points of the current suspicion only.
-function episode(points, st) {
+/** The points of the current suspicion only. */
+export function episode(points, st) {
   if (!points?.length || st.since === null) return [];
   const since = st.since;
   const out = [];
@@ -100,20 +119,10 @@ function episode(points, st) {
  */
 export function confirmedLeak(allPoints, st, minGrowth) {
   const points = episode(allPoints, st).slice(-C.maxPoints);
-  if (points.length < C.points) return null;
-  const fit = linearTrend(points.map((p) => [p.at, p.heapAfter]));
-  if (!fit || fit.slope < C.rate * minGrowth || fit.r2 < C.r2) return null;
-  for (let i = 1; i < points.length; i++) {
-    const rate = (points[i].heapAfter - points[i - 1].heapAfter) / ((points[i].at - points[i - 1].at) / 1000);
-    if (rate < C.interval * fit.slope) return null;
-  }
-  const half = points.length >> 1;
-  const older = rate(points[0], points[half]);
-  const newer = rate(points[points.length - 1 - half], points[points.length - 1]);
-  if (newer < C.steady * older) return null;
+  const fit = steadyRise(points, 'heapAfter', minGrowth);
+  if (!fit) return null;
   const first = points.find((p) => p.sites);
   const lastWithSites = points.findLast((p) => p.sites);
-  const forced = points.filter((p) => p.forced);
   return {
     kind: LEAK_KINDS.HEAP,
     field: 'heapAfterGc',
@@ -124,13 +133,34 @@ export function confirmedLeak(allPoints, st, minGrowth) {
     sites: first && lastWithSites && first !== lastWithSites ? retainedSites(first.sites, lastWithSites.sites, lastWithSites.at - first.at) : null,
     sitesUnavailable: points.at(-1).profiler ?? null,
     heapAfterGc: points.at(-1).heapAfter,
-    confirm: {
-      points: points.length,
-      forcedGcs: forced.length,
-      maxPauseMs: forced.length ? Math.max(...forced.map((p) => p.pauseMs ?? 0)) : null,
-      pauseMs: Math.round(forced.reduce((a, p) => a + (p.pauseMs ?? 0), 0) * 10) / 10,
-    },
+    confirm: confirmSummary(points),
   };
 }
 
-const rate = (a, b) => (b.heapAfter - a.heapAfter) / ((b.at - a.at) / 1000);
+/**
+ * The fit of a field over the points when it rises as a leak does (enough points, the rate, r²,
+ * each interval rising, the newer half not slower than the older), else null.
+ * @param {ConfirmPoint[]} points @param {string} field @param {number} minGrowth
+ */
+export function steadyRise(points, field, minGrowth) {
+  const pts = points.filter((p) => typeof p[field] === 'number');
+  if (pts.length < C.points) return null;
+  const fit = linearTrend(pts.map((p) => [p.at, p[field]]));
+  if (!fit || fit.slope < C.rate * minGrowth || fit.r2 < C.r2) return null;
+  const rate = (a, b) => (b[field] - a[field]) / ((b.at - a.at) / 1000);
+  for (let i = 1; i < pts.length; i++) if (rate(pts[i - 1], pts[i]) < C.interval * fit.slope) return null;
+  const half = pts.length >> 1;
+  if (rate(pts[pts.length - 1 - half], pts[pts.length - 1]) < C.steady * rate(pts[0], pts[half])) return null;
+  return fit;
+}
+
+/** How the points were taken: how many, how many GCs forced, their pauses. */
+export function confirmSummary(points) {
+  const forced = points.filter((p) => p.forced);
+  return {
+    points: points.length,
+    forcedGcs: forced.length,
+    maxPauseMs: forced.length ? Math.max(...forced.map((p) => p.pauseMs ?? 0)) : null,
+    pauseMs: Math.round(forced.reduce((a, p) => a + (p.pauseMs ?? 0), 0) * 10) / 10,
+  };
+}

@@ -3,59 +3,86 @@
 // attributed to the stack that allocated them; two such profiles apart give the retained growth per
 // site. Code that only churns garbage has nothing left in either profile, however much it allocates.
 // Pure: profiles in, sites out.
+import { isCodeFrame, libraryOf, siteOf } from './frames.js';
 
 /**
  * @typedef {{fn:string, file:string, line:number}} SiteKey
- * @typedef {SiteKey & {bytes:number}} FlatSite            retained bytes allocated by one site
- * @typedef {{total:number, sites:FlatSite[]}} FlatProfile
+ * @typedef {SiteKey & {bytes:number, package?:string, via?:import('./frames.js').Via}} FlatSite  retained bytes allocated by one site
+ * @typedef {{total:number, ours?:number, sites:FlatSite[]}} FlatProfile  ours: bytes nodesup itself allocated, left out of total
  * @typedef {SiteKey & {bytesPerMin:number, share:number}} RetainingSite
  */
 
 const MAX_FLAT = 64; // sites kept per flat profile: the IPC reply stays small whatever the app
 
 /**
- * Sum a sampling heap profile's tree by the site that allocated: the deepest frame of the app's own
- * code (not node: internals, not the agent), so `new Array()` inside `cacheUser` names cacheUser.
+ * Sum a sampling heap profile's tree by the site that allocated: the deepest frame of code on disk
+ * (not node: internals), so `new Array()` inside `cacheUser` names cacheUser. An allocation whose
+ * deepest code frame is nodesup's (`ours`: the agent, its GC through node:vm, its samplers) is
+ * nodesup's own: it is counted apart (`ours`), never filed under a site or the app's caller. A
+ * site inside node_modules carries its package (`pkg` gives the version from its directory) and
+ * `via`, the app's own frame that reached it (the one with the most bytes, when several did).
  * @param {{callFrame:{functionName:string, url:string, lineNumber:number}, selfSize:number, children?:object[]}} head
- * @param {{cwd?:string, ignore?:(url:string) => boolean, max?:number}} [o]
+ * @param {{cwd?:string, ignore?:(url:string) => boolean, pkg?:(dir:string) => string|null, max?:number}} [o]
  * @returns {FlatProfile}
  */
-export function flattenProfile(head, { cwd = '', ignore = () => false, max = MAX_FLAT } = {}) {
+export function flattenProfile(head, { cwd = '', ignore = () => false, pkg = () => null, max = MAX_FLAT } = {}) {
   const bySite = new Map();
   let total = 0;
+  let ours = 0;
   // Iterative: an app's recursion must not overflow the agent's stack.
-  const stack = [[head, null, null]];
+  // Per node: the deepest code frame above it (and whether it is ours), the deepest app frame
+  // outside node_modules (the `via` of a library site), and the deepest named frame (a fallback).
+  const stack = [[head, null, false, null, null]];
   while (stack.length) {
-    const [node, site, fallback] = stack.pop();
+    const [node, code, mine, app, fallback] = stack.pop();
     const f = node.callFrame ?? {};
-    const own = isAppFrame(f.url, ignore) ? f : null;
-    const named = f.functionName || f.url ? f : null;
-    const s = own ?? site;
-    const fb = named ?? fallback;
-    if (node.selfSize > 0) {
-      total += node.selfSize;
-      const at = s ?? fb;
-      const key = at ? siteOf(at, cwd) : { fn: '(unknown)', file: '', line: 0 };
-      const k = `${key.fn}\u0000${key.file}\u0000${key.line}`;
-      const prev = bySite.get(k);
-      if (prev) prev.bytes += node.selfSize;
-      else bySite.set(k, { ...key, bytes: node.selfSize });
+    let c = code;
+    let m = mine;
+    let a = app;
+    if (isCodeFrame(f.url)) {
+      c = f;
+      m = ignore(f.url);
+      if (!m && !libraryOf(f.url)) a = f;
     }
-    for (const c of node.children ?? []) stack.push([c, s, fb]);
+    const fb = f.functionName || f.url ? f : fallback;
+    if (node.selfSize > 0) {
+      if (m) ours += node.selfSize;
+      else {
+        total += node.selfSize;
+        add(bySite, c ?? fb, c && a !== c ? a : null, node.selfSize, cwd);
+      }
+    }
+    for (const ch of node.children ?? []) stack.push([ch, c, m, a, fb]);
   }
-  const sites = [...bySite.values()].sort((a, b) => b.bytes - a.bytes).slice(0, max);
-  return { total, sites };
+  const sites = [...bySite.values()].sort((x, y) => y.bytes - x.bytes).slice(0, max).map((e) => finish(e, pkg));
+  return { total, ours, sites };
 }
 
-function isAppFrame(url, ignore) {
-  return Boolean(url) && !url.startsWith('node:') && !url.startsWith('internal/') && !ignore(url);
+function add(bySite, at, via, bytes, cwd) {
+  const key = at ? siteOf(at, cwd) : { fn: '(unknown)', file: '', line: 0 };
+  const k = `${key.fn}\u0000${key.file}\u0000${key.line}`;
+  let e = bySite.get(k);
+  if (!e) bySite.set(k, (e = { key, url: at?.url ?? '', bytes: 0, vias: null }));
+  e.bytes += bytes;
+  if (via) {
+    const v = siteOf(via, cwd);
+    const vk = `${v.file}:${v.line}`;
+    e.vias ??= new Map();
+    const was = e.vias.get(vk);
+    e.vias.set(vk, { v, bytes: (was?.bytes ?? 0) + bytes });
+  }
 }
 
-function siteOf(f, cwd) {
-  let file = f.url ?? '';
-  if (file.startsWith('file://')) file = decodeURIComponent(file.slice('file://'.length));
-  if (cwd && file.startsWith(`${cwd}/`)) file = file.slice(cwd.length + 1);
-  return { fn: f.functionName || '(anonymous)', file, line: f.lineNumber >= 0 ? f.lineNumber + 1 : 0 };
+function finish(e, pkg) {
+  const out = { ...e.key, bytes: e.bytes };
+  const lib = libraryOf(e.url);
+  if (!lib) return out;
+  const version = pkg(lib.dir);
+  out.package = version ? `${lib.name}@${version}` : lib.name;
+  let best = null;
+  for (const x of e.vias?.values() ?? []) if (!best || x.bytes > best.bytes) best = x;
+  if (best) out.via = { file: best.v.file, line: best.v.line, fn: best.v.fn };
+  return out;
 }
 
 export const SITE_THRESHOLDS = Object.freeze({
@@ -83,7 +110,7 @@ export function retainedSites(before, after, spanMs, { share = SITE_THRESHOLDS.s
     .filter((g) => g.d / sum >= share)
     .sort((a, b) => b.d - a.d)
     .slice(0, top)
-    .map(({ s, d }) => ({ fn: s.fn, file: s.file, line: s.line, bytesPerMin: Math.round((d * 60_000) / spanMs), share: Math.round((d / sum) * 100) / 100 }));
+    .map(({ s, d }) => ({ fn: s.fn, file: s.file, line: s.line, ...(s.package ? { package: s.package } : {}), ...(s.via ? { via: s.via } : {}), bytesPerMin: Math.round((d * 60_000) / spanMs), share: Math.round((d / sum) * 100) / 100 }));
 }
 
 const key = (s) => `${s.fn}\u0000${s.file}\u0000${s.line}`;

@@ -6,6 +6,7 @@
 
 import { LEAK_KINDS } from '../constants.js';
 import { growth, levelShift, projectTimeToLimit, windowBaseline, firstIndexSince } from './trend.js';
+import { childCommands } from './child-commands.js';
 
 /** @typedef {import('./sample-window.js').SampleWindow} SampleWindow */
 
@@ -152,7 +153,21 @@ export function detectLeak(window, { leak, limits, now, pollInterval = 1000, sta
     projectedLimitInSec: projected,
     windowMs,
     confidence: basis.r2 * basis.rising,
+    ...(kind === 'children' ? commandsOf(samples, now - windowMs) : {}),
   };
+}
+
+// The children's commands over the window, where the agent read them: what the leak is made of.
+function commandsOf(samples, since) {
+  let older = null;
+  let newer = null;
+  for (const s of samples) {
+    if (!s.childCommands || s.t < since) continue;
+    older ??= s;
+    newer = s;
+  }
+  const list = childCommands(older && { t: older.t, commands: older.childCommands }, newer && { t: newer.t, commands: newer.childCommands });
+  return list.length ? { commands: list } : {};
 }
 
 export const STEP_THRESHOLDS = Object.freeze({

@@ -16,10 +16,11 @@ export class HeapProber {
   }
 
   /**
-   * Take a point of h (with its sites when `profile`), or end its suspicion (`point` false), or
-   * (`start`) have it start the sampling profiler now: it fills fast, and its recycle will read it.
+   * Take a point of h (with its sites when `profile`, its Buffer sites when `buffers`), or end its
+   * suspicion (`point` false), or (`start`) have it start the sampling profiler now: it fills
+   * fast, and its recycle will read it.
    */
-  async probe(h, { point, profile, start = false }) {
+  async probe(h, { point, profile, buffers = false, start = false }) {
     if (this.asking.has(h)) return;
     this.asking.add(h);
     try {
@@ -28,11 +29,14 @@ export class HeapProber {
         return;
       }
       // A full GC the worker ran by itself within a spacing serves: no forced GC then.
-      const r = await this.pool.request(h, KIND.CONFIRM, { point, profile, reuseMs: CONFIRM.spacingMs / 2 }, TIMEOUT_MS);
+      const r = await this.pool.request(h, KIND.CONFIRM, { point, profile, buffers, reuseMs: CONFIRM.spacingMs / 2 }, TIMEOUT_MS);
       if (!point || !r || typeof r.heapAfter !== 'number') return;
       this.inbox.push({
         type: OUTCOME.POINT, id: h.id,
-        point: { at: r.at, heapAfter: r.heapAfter, forced: r.forced, pauseMs: r.pauseMs ?? null, sites: r.sites ?? null, profiler: r.profiler ?? null },
+        point: {
+          at: r.at, heapAfter: r.heapAfter, forced: r.forced, pauseMs: r.pauseMs ?? null, sites: r.sites ?? null, profiler: r.profiler ?? null,
+          externalAfter: r.externalAfter ?? null, buffers: r.buffers ?? null,
+        },
       });
     } finally {
       this.asking.delete(h);

@@ -164,6 +164,8 @@ export function buildSample(t, pid, proc, stats) {
     handles: stats?.handles ?? null,
     // Per-type active resources ({TCPSocketWrap: 12, Timeout: 40}) and scavenges so far.
     resources: stats?.resources ?? null,
+    fdKinds: stats?.fdKinds ?? null, // what the fds are (src/proc/fds.js), on the agent's full reads while it has many
+    childCommands: stats?.childCommands ?? null, // its children by command line, on the agent's full reads
     minorGcCount: stats?.minorGcCount ?? null,
     minorGcMs: stats?.minorGcMs ?? null,
     gcFlags: stats?.gcFlags ?? null,

@@ -5,6 +5,7 @@
 import { formatBytes, formatDuration } from '../units.js';
 import { clean, paint, truncate, wrap } from './ansi.js';
 import { adviceText } from './advice-words.js';
+import { describeSite } from '../core/frames.js';
 
 const WIDTH = 100; // the CLI's, and the most any line is wrapped to
 const MIN = 60;
@@ -119,7 +120,8 @@ function trend(r) {
 
 function leakLine(L) {
   if (L.kind === 'handles') return `  leak (handles): ${clean(L.summary) || '-'} (r² ${r2(L.r2)})`;
-  const what = L.confirm ? `heap after a full GC (${L.confirm.forcedGcs} forced, longest pause ${dash(L.confirm.maxPauseMs)} ms)` : FIELD_NAMES[L.field] ?? (clean(L.field) || 'memory');
+  const after = L.kind === 'external' ? 'external memory after two full GCs' : 'heap after a full GC';
+  const what = L.confirm ? `${after} (${L.confirm.forcedGcs} forced, longest pause ${dash(L.confirm.maxPauseMs)} ms)` : FIELD_NAMES[L.field] ?? (clean(L.field) || 'memory');
   const over = known(L.windowMs) ? ` over ${formatDuration(L.windowMs)}` : '';
   return `  leak (${clean(L.kind)}): ${what} grows ${perMin(L.growthBytesPerSec)}${over} (r² ${r2(L.r2)}), limit reached in ${secs(L.projectedLimitInSec)}`;
 }
@@ -140,7 +142,7 @@ function findings(r) {
   const unavailable = r.sites?.profiler ?? L?.sitesUnavailable ?? null;
   if (sites?.length) {
     out.push('  retained by:');
-    for (const s of sites) out.push(`    ${clean(s.fn)} (${clean(s.file)}:${s.line}) ${perMin(s.bytesPerMin / 60)}, ${Math.round(s.share * 100)} %`);
+    for (const s of sites) out.push(`    ${clean(describeSite(s))} ${perMin(s.bytesPerMin / 60)}, ${Math.round(s.share * 100)} %`);
   } else if (heap && unavailable) {
     out.push(`  retaining code not known: ${clean(unavailable)}`);
   } else if (L?.kind === 'heap') {

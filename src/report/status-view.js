@@ -3,6 +3,7 @@
 // thin. Lines never exceed `width` visible columns and there are never more than `height` lines.
 
 import { STATES, REASONS, MEMORY_REASONS } from '../constants.js';
+import { describeSite } from '../core/frames.js';
 import { formatBytes, formatDuration } from '../units.js';
 import { paint, visibleWidth, truncate, pad, clean } from './ansi.js';
 import { chooseColumns, growthPerMinute, limitTone, percent } from './status-columns.js';

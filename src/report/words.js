@@ -7,6 +7,7 @@ import { clean } from './ansi.js';
 import { growthPerMinute } from './status-columns.js';
 import { describeHandles } from '../core/handle-trend.js';
 import { adviceText } from './advice-words.js';
+import { describeSite } from '../core/frames.js';
 
 /**
  * A recycle's reason and numbers: "rss 300 MiB > 256 MiB". A predictive recycle replaced the worker
@@ -34,14 +35,6 @@ export function describeLeak(leak) {
   const rate = `${formatBytes(Math.round((leak.growthBytesPerSec ?? 0) * 60))}/min`;
   if (leak.workersInRow) return `${leak.workersInRow} workers in a row filled at ~${rate} (${leak.kind})${where}`;
   return `${leak.kind} grows ${rate}${where}`;
-}
-
-/** A site in words: "cachePage (lib/pages.js:9)"; a library's: "store@2.3.1 set (…), reached from server.js:12". */
-export function describeSite(site) {
-  const at = `${site.fn} (${site.file}:${site.line})`;
-  const pkg = site.package ? `${site.package} ` : '';
-  const via = site.via ? `, reached from ${site.via.file}:${site.via.line}` : '';
-  return `${pkg}${at}${via}`;
 }
 
 /** What a memory recycle retained, in words: "heap +126 MiB/min, mostly from cachePage (lib/pages.js:9)". */

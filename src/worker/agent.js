@@ -4,15 +4,19 @@
 // socket is closed under a client that may be sending on it.
 import cluster from 'node:cluster';
 import v8 from 'node:v8';
-import vm from 'node:vm';
 import dc from 'node:diagnostics_channel';
 import { performance, PerformanceObserver, constants as perf } from 'node:perf_hooks';
 import { KIND, message, isOurs } from '../protocol.js';
 import { childrenOf, descendantsOf } from '../proc/descendants.js';
 import { readMemory, countFds } from '../proc/memory.js';
+import { fdKinds } from '../proc/fds.js';
+import { countCommands } from '../proc/cmdline.js';
 import { hooks, runShutdownHooks } from './hooks.js';
 import { watchThreads } from './threads.js';
 import { heapProfiler } from './heap-profiler.js';
+import { bufferSampler } from './buffer-sampler.js';
+import { confirm } from './confirm.js';
+import { fullGc } from './full-gc.js';
 import { longLived } from './long-lived.js';
 import { heldTable } from './held.js';
 import { isSticky, stickyWorker, reportSession } from './sticky.js';
@@ -21,6 +25,8 @@ import { cpuWait } from './cpu-wait.js';
 
 const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
 const GC_SETTLE_MS = 50;
+const FD_KINDS_FROM = 48; // fds from which a full read says what they are: a bare worker has ~20
+const FD_KINDS_RISE = 20; // … and again each time the count passes its highest by this many
 // Flags that change how V8 collects, from the command line or NODE_OPTIONS: a GC-share advice names
 // them as the likely cause (seed 002 ran with concurrent marking off).
 const GC_FLAG = /^--(no-)?(concurrent-marking|parallel-marking|parallel-scavenge|concurrent-sweeping|incremental-marking|single-threaded-gc|single-threaded|predictable|gc-interval|max-semi-space-size|min-semi-space-size|semi-space-growth-factor|optimize-for-size|max-old-space-size|gc-global|stress-compaction)\b/;
@@ -34,7 +40,9 @@ function start() {
   const balanced = sticky ? stickyWorker() : null;
   const state = {
     requests: 0, heapFloor: null, draining: false, servers: new Set(), gc: newGcTotals(), elu: performance.eventLoopUtilization(),
-    balanced, threads: watchThreads(), profiler: heapProfiler(), lastMajor: null, held, longLived: longLived({ onUpgrade: (socket) => held.upgrade(socket), onEngine: (engine) => onEngine(engine, sticky) }),
+    balanced, threads: watchThreads(), profiler: heapProfiler(), buffers: bufferSampler(), lastMajor: null, held,
+    longLived: longLived({ onUpgrade: (socket) => held.upgrade(socket), onEngine: (engine) => onEngine(engine, sticky) }),
+    fdKinds: { reading: false, high: 0, fresh: null },
   };
   const delay = loopDelay();
   state.cpuWait = cpuWait();
@@ -48,7 +56,7 @@ function start() {
     if (state.heapFloor === null || used < state.heapFloor) state.heapFloor = used;
     // After a full collection the heap is what the app retains: a confirmation probe that comes
     // soon after uses this instead of forcing another GC.
-    if (major) state.lastMajor = { at: Date.now(), used, sites: null };
+    if (major) state.lastMajor = { at: Date.now(), used };
   }).observe({ entryTypes: ['gc'] });
 
   dc.subscribe('http.server.request.start', ({ request, response, server }) => {
@@ -64,6 +72,10 @@ function start() {
     [KIND.STATS]: (req) => stats(state, delay, req.detail, req.full),
     [KIND.GC]: async (req) => {
       const before = process.memoryUsage();
+      // Twice: dropped Buffers leave `external` only at the full GC after
+      // the one that found them dead (Node 20, 24 and 26, measured), so one GC would recycle a
+      // worker whose memory was only Buffer garbage.
+      fullGc();
       fullGc();
       // Freed Buffers' backing stores are released after the GC, in a task of their own: read the
       // breakdown once that has run, or freed memory still reads as "external" (seed 001).
@@ -140,47 +152,11 @@ function onEngine(engine, sticky) {
   });
 }
 
-/**
- * One confirmation point of a suspected heap leak: the heap after a full GC, and (with `profile`)
- * the retained allocations by site. A full GC the worker ran by itself within `reuseMs` serves as
- * the point; only without one is a GC forced, and its pause is measured. Without `profile` the
- * profiler stops and its memory goes; `point: false` only that (the suspicion ended).
- */
-async function confirm(state, { point = true, profile = true, reuseMs = 0 }) {
-  if (!profile) state.profiler.stop();
-  if (!point) return { stopped: true };
-  const natural = state.lastMajor && Date.now() - state.lastMajor.at <= reuseMs ? state.lastMajor : null;
-  let taken;
-  if (natural) {
-    taken = { at: natural.at, heapAfter: natural.used, forced: false, pauseMs: null };
-  } else {
-    const t0 = performance.now();
-    fullGc();
-    const pauseMs = performance.now() - t0;
-    taken = { at: Date.now(), heapAfter: v8.getHeapStatistics().used_heap_size, forced: true, pauseMs: Math.round(pauseMs * 10) / 10 };
-    state.lastMajor = { at: taken.at, used: taken.heapAfter };
-  }
-  // Sampled right after the GC; after a natural one, what was allocated since is in it too, which
-  // the diff of two points sees as noise, not as growth, unless it is itself retained.
-  const sites = profile ? await state.profiler.sample() : null;
-  return { ...taken, sites, profiler: state.profiler.reason };
-}
-
-let gcFn;
-function fullGc() {
-  // --expose-gc is the app's choice, not ours: switch it on at run time and take gc() from a
-  // fresh context, leaving the app's global untouched.
-  if (!gcFn) {
-    v8.setFlagsFromString('--expose-gc');
-    gcFn = vm.runInNewContext('gc');
-  }
-  gcFn();
-}
-
 function drain(state, { closeWithinMs = 2000 } = {}) {
   if (state.draining) return;
   state.draining = true;
   state.profiler.stop();
+  state.buffers.stop();
   for (const server of state.servers) {
     // cluster's disconnect calls server.close(), which closes idle keep-alive sockets at once and
     // races a client about to send on one. Idle sockets instead get Node's usual idle timeout.
@@ -248,6 +224,11 @@ function stats(state, delay, detail, full) {
   // smaps_rollup walks every mapping (~1 ms of kernel time): paid here, by each worker in turn,
   // rather than by the one primary for all of them (a third of its CPU at 128 workers).
   if (full) out.memory = readMemory(process.pid);
+  if (full) readFdKinds(state.fdKinds, out.fds);
+  // The children by command, on a full read: a children leak is named by what they are.
+  if (full && out.childPids.length) out.childCommands = countCommands(out.childPids);
+  // A reading that landed since the last poll rides on this one, once.
+  if (state.fdKinds.fresh && !detail) { out.fdKinds = state.fdKinds.fresh; state.fdKinds.fresh = null; }
   if (detail) {
     out.heapSpaces = spaces.map((s) => ({ name: s.space_name, size: s.space_size, used: s.space_used_size, available: s.space_available_size }));
     out.heap = heap;
@@ -255,6 +236,16 @@ function stats(state, delay, detail, full) {
     out.execArgv = process.execArgv;
   }
   return out;
+}
+
+// What the fds are (src/proc/fds.js: a readlink per fd, the namespace's socket tables read off the
+// loop and parsed in slices), read on a full read only when the count passed its highest yet by
+// FD_KINDS_RISE: a worker whose fds hold still, or come and go with load, is not read again.
+function readFdKinds(st, fds) {
+  if (st.reading || fds === null || fds < FD_KINDS_FROM || fds < st.high + FD_KINDS_RISE) return;
+  st.reading = true;
+  st.high = fds;
+  fdKinds(process.pid).then((kinds) => { if (kinds) st.fresh = kinds; }, () => {}).finally(() => { st.reading = false; });
 }
 
 function countOwnFds() {

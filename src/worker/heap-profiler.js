@@ -31,18 +31,21 @@ function heldByApp(start) {
     return err?.code === 'ERR_HEAP_PROFILE_HAVE_BEEN_STARTED';
   }
 }
+import { packageVersion } from './package-version.js';
 
 // V8's default sampling interval: one sample per 32 KiB allocated on average (bench/RESULTS.md,
 // "Sampling heap profiler cost", has what it costs).
 export const SAMPLING_INTERVAL = 32 * 1024;
 const OURS = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+/** nodesup's own code (the agent, its samplers): what it allocates is never an app's site. */
+export const isOurs = (url) => url.includes(`${OURS}/`);
 
 /**
  * @param {{deopt?: boolean, start?: Function}} [o]  deopt false: the profiler alone, without coverage
  *   (the cost bench's control); start: v8.startHeapProfile, absent before Node 26 (tests pass null)
  */
 export function heapProfiler({ deopt = !process.env.NODE_V8_COVERAGE, start = v8.startHeapProfile } = {}) {
-  const flatten = (head) => flattenProfile(head, { cwd: process.cwd(), ignore: (url) => url.includes(OURS) });
+  const flatten = (head) => flattenProfile(head, { cwd: process.cwd(), ignore: isOurs, pkg: packageVersion });
   const inspector = inspectorProfiler({ interval: SAMPLING_INTERVAL, deopt, flatten });
   let inProcess = null;
   let active = null;

@@ -43,3 +43,29 @@ test('describeHandles: the types that grow and how fast; a socket is not counted
   t.is(found.growthPerSec, 10);
   t.true(found.types.some((x) => x.type === 'fd'), 'the fd climb is kept in the detail');
 });
+
+// The issue's http.Agent per request: idle keep-alive sockets are unref'd, so the resource types
+// stay flat ("active handles 3") and only fds climb; the agent's full reads (every 10 s) say what
+// they are, and the verdict names them.
+const agentPerRequest = (s) => ({
+  resources: { PipeWrap: 1, Timeout: 2 }, fds: 22 + 12 * s,
+  ...(s % 10 === 0 ? { fdKinds: { pipe: 10, 'TCP listening on 127.0.0.1:3000': 1, 'TCP to 127.0.0.1:4000, ESTABLISHED': 12 * s, 'file /srv/app/log.txt': 1 } } : {}),
+});
+test('detectHandleLeak: unref\'d keep-alive sockets are named by what the fds are', (t) => {
+  const { window, now } = history(30, agentPerRequest);
+  const found = detectHandleLeak(window, { now, startedAt: T0 });
+  t.deepEqual(found.types.map((x) => x.type), ['fd']);
+  t.deepEqual(found.types[0].kinds, [{ what: 'TCP to 127.0.0.1:4000, ESTABLISHED', count: 360, perSec: 12 }]);
+  t.is(describeHandles(found.types), 'fd +12/s: TCP to 127.0.0.1:4000, ESTABLISHED +12/s (360 open)');
+});
+test('detectHandleLeak: sockets that are resources too keep their type first, the fds after', (t) => {
+  const { window, now } = history(30, (s) => ({ ...agentPerRequest(s), resources: { TCPSocketWrap: 12 * s } }));
+  const found = detectHandleLeak(window, { now, startedAt: T0 });
+  t.is(describeHandles(found.types), 'TCPSocketWrap +12/s; fds: TCP to 127.0.0.1:4000, ESTABLISHED +12/s (360 open)');
+});
+test('detectHandleLeak: without fd readings the fds are only counted', (t) => {
+  const { window, now } = history(30, (s) => ({ resources: { TTYWrap: 1 }, fds: 20 + 2 * s }));
+  const found = detectHandleLeak(window, { now, startedAt: T0 });
+  t.is(found.types[0].kinds, undefined);
+  t.is(describeHandles(found.types), 'fd +2/s');
+});

@@ -173,3 +173,13 @@ test('the overlay: the terminal width, bold titles with colour, text from the ap
   t.is(colored.length, plain.length);
   t.deepEqual(renderInspect(null, { width: 20 }), ['inspect: no report']);
 });
+
+test('an external leak found on points after GC, with a library site: said as such, in words', (t) => {
+  const out = inspectText({
+    ...REPORT,
+    leak: { kind: 'external', field: 'externalAfterGc', growthBytesPerSec: MiB / 60, r2: 0.99, projectedLimitInSec: null, windowMs: 60_000, confirm: { points: 4, forcedGcs: 4, maxPauseMs: 12, pauseMs: 40 } },
+    sites: { sites: [{ fn: 'set', file: 'node_modules/some-store/lib/memory.js', line: 3, package: 'some-store@2.3.1', via: { file: 'server.js', line: 9 }, bytesPerMin: MiB, share: 1 }], why: null },
+  });
+  t.regex(out, /leak \(external\): external memory after two full GCs \(4 forced, longest pause 12 ms\) grows/);
+  t.regex(out, /\n {4}some-store@2\.3\.1 set, reached from server\.js:9 /);
+});

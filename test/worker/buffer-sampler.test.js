@@ -1,0 +1,58 @@
+// The Buffer sampler in this process: retained Buffers are named by the line that allocated them,
+// at about their real size; Buffers that were collected leave the table, so churn is not named.
+import test from 'ava';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { setTimeout as delay } from 'node:timers/promises';
+import { bufferSampler } from '../../src/worker/buffer-sampler.js';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc');
+const MiB = 1024 * 1024;
+
+const kept = [];
+function keep(n) { kept.push(Buffer.alloc(n)); }
+function churn(n) { return Buffer.allocUnsafe(n).fill(1).length; }
+function joined(parts) { kept.push(Buffer.concat(parts)); }
+
+test.serial('retained bytes by site: the keeper at about its size, churn 4× bigger gone after a GC', async (t) => {
+  const s = bufferSampler();
+  s.start();
+  t.teardown(() => s.stop());
+  for (let i = 0; i < 256; i++) { keep(32 * 1024); for (let j = 0; j < 4; j++) churn(32 * 1024); } // 8 MiB kept, 32 MiB churned
+  for (let i = 0; i < 64; i++) joined([Buffer.alloc(8192), Buffer.alloc(8192)]); // 1 MiB kept through concat
+  gc();
+  await delay(100); // FinalizationRegistry callbacks run in a task after the GC
+  gc();
+  await delay(100);
+  const r = s.read();
+  const site = (fn) => r.sites.find((x) => x.fn === fn);
+  t.truthy(site('keep'), JSON.stringify(r.sites));
+  t.is(site('keep').file, 'test/worker/buffer-sampler.test.js');
+  t.true(site('keep').bytes > 5 * MiB && site('keep').bytes < 12 * MiB, `keep estimated ${site('keep').bytes}`);
+  const churned = site('churn')?.bytes ?? 0;
+  t.true(churned < 0.5 * MiB, `churn still holds ${churned}`);
+  // concat's inner allocUnsafe is the same allocation, not a second one; its parts were garbage.
+  t.true((site('joined')?.bytes ?? 0) < 3 * MiB);
+  t.false(r.sites.some((x) => x.file.includes('src/worker')), 'the sampler is never a site');
+});
+
+test.serial('stop puts Buffer\'s own statics back', (t) => {
+  const before = Buffer.alloc;
+  const s = bufferSampler();
+  s.start();
+  t.not(Buffer.alloc, before);
+  s.stop();
+  t.is(Buffer.alloc, before);
+  t.is(s.read(), null);
+});
+
+test.serial('Buffer.from over an ArrayBuffer allocates nothing and is not sampled', (t) => {
+  const s = bufferSampler({ interval: 1 });
+  s.start();
+  t.teardown(() => s.stop());
+  const ab = new ArrayBuffer(MiB);
+  const views = [Buffer.from(ab), Buffer.from(ab, 10, 100)];
+  t.is(s.read().sites.length, 0, JSON.stringify(s.read().sites));
+  t.is(views.length, 2);
+});
