@@ -5,7 +5,8 @@
 //   node bench/sites-cost.js [--quick] [--write] [--rounds 5] [--duration 10] [--connections 10]
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
-import { startPrimary, freePort, load, cleanupAll } from './lib/spawn.js';
+import { cleanupAll } from './lib/spawn.js';
+import { appLeg } from './lib/app-leg.js';
 import { mean, sd, min, max, fx, int, mib, ci95 } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 
@@ -19,24 +20,7 @@ const CONNECTIONS = Number(opts.connections);
 const APP = path.join(ROOT, 'bench/apps/profiled.js');
 const MODES = ['off', 'sampling', 'sites'];
 
-const getJson = async (url) => (await fetch(url)).json();
-
-async function leg(mode) {
-  const port = await freePort();
-  const run = startPrimary([APP], { env: { PORT: String(port), MODE: mode }, name: `app (${mode})` });
-  try {
-    await run.waitFor((e) => e.event === 'listening', { what: 'listening' });
-    const url = `http://127.0.0.1:${port}/`;
-    if (WARMUP > 0) await load({ url, connections: CONNECTIONS, duration: WARMUP }).result;
-    const r = await load({ url, connections: CONNECTIONS, duration: DURATION }).result;
-    const mem = await getJson(`${url}mem`);
-    const profile = mode === 'off' ? null : await getJson(`${url}profile`);
-    return { mode, reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed, rss: mem.rss, heapUsed: mem.heapUsed, profileMs: profile?.ms ?? null, profileBytes: profile?.bytes ?? null };
-  } finally {
-    run.child.kill('SIGTERM');
-    await run.exited;
-  }
-}
+const leg = (mode) => appLeg({ app: APP, mode, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, read: 'profile', size: (p) => p.bytes ?? null });
 
 const ci = ci95; // a 95 % interval of the mean of paired ratios
 

@@ -22,6 +22,7 @@ const CROSSING_PROBE_MS = 50;
 // How long the retained sites of a worker recycled for memory are waited for: the replacement
 // starts meanwhile, and a worker that does not answer in time is recycled without them.
 const SITES_TIMEOUT_MS = 1500;
+const ANNOUNCE_WAIT_MS = 300;
 // Recent drain times (drain → exit) kept: a predicted crossing is met that much early.
 const DRAINS = 5;
 
@@ -108,14 +109,17 @@ export class Recycler extends EventEmitter {
       }
       // The GC took time: a stop may have begun, and a replacement forked now would outlive it.
       if (this.stopping || old.state !== STATES.READY) return OUT.SKIPPED;
-      // What the worker retained is read now, before the drain, while its replacement starts.
+      // What the worker retained is read now, before the drain. A recycle is announced before its
+      // replacement is forked (people read the log in that order), so a worker over its limit
+      // waits for the read at most ANNOUNCE_WAIT_MS (a profile read takes tens of ms; a worker not
+      // profiling answers at once); a predicted one is announced at its crossing, long after.
       const retained = isMemory(v) ? this.#retained(old) : null;
-      const next = this.pool.spawn(slot, SPAWN_CAUSES.REPLACE, { profile: Boolean(v.profileNext) });
-      const ready = this.pool.whenReady(next, this.config.recycle.readyTimeout);
       if (!v.predictive) {
-        await Promise.race([retained?.promise, ready]);
+        if (retained) await Promise.race([retained.promise, new Promise((r) => this.timers.setTimeout(r, ANNOUNCE_WAIT_MS))]);
         this.#announce(slot, old, { ...v, ...retained?.value() }, decidedAt);
       }
+      const next = this.pool.spawn(slot, SPAWN_CAUSES.REPLACE, { profile: Boolean(v.profileNext) });
+      const ready = this.pool.whenReady(next, this.config.recycle.readyTimeout);
       if (!(await ready)) {
         // A stop during the replacement's startup is not a failure of the app.
         const cancelled = this.stopping;

@@ -102,7 +102,7 @@ test('replacement first: the new worker is forked and ready before the old one i
   const done = w.recycler.recycle(0, over);
   await w.clock.settle();
   const next = w.pool.handles().find((h) => h.slot === 0 && h !== old);
-  t.deepEqual(w.pool.log, [`sites ${old.id}`, `spawn ${next.id}`, EVENTS.WORKER_RECYCLE], 'what it retained asked, the replacement forked, the recycle announced; the old worker untouched');
+  t.deepEqual(w.pool.log, [`sites ${old.id}`, EVENTS.WORKER_RECYCLE, `spawn ${next.id}`], 'what it retained read, the recycle announced, then the replacement forked; the old worker untouched');
   t.is(w.pool.currentOf(0), old, 'the old worker serves until the replacement is ready');
   next.becomeReady();
   await w.clock.settle();

@@ -1,0 +1,27 @@
+// One leg of a sampler-cost bench: the app started in one mode, warmed up, put under keep-alive
+// load, then asked for its memory and (in a sampling mode) what one read of its sampler cost.
+// sites-cost.js and buffer-sampler-cost.js differ only in the app and what its read is called.
+import { startPrimary, freePort, load } from './spawn.js';
+
+const getJson = async (url) => (await fetch(url)).json();
+
+/**
+ * @param {{app:string, mode:string, connections:number, duration:number, warmup:number,
+ *   read: string, size: (r:object) => number|null}} o  read: the app's path for one sampler read; size: what it returned
+ */
+export async function appLeg({ app, mode, connections, duration, warmup, read, size }) {
+  const port = await freePort();
+  const run = startPrimary([app], { env: { PORT: String(port), MODE: mode }, name: `app (${mode})` });
+  try {
+    await run.waitFor((e) => e.event === 'listening', { what: 'listening' });
+    const url = `http://127.0.0.1:${port}/`;
+    if (warmup > 0) await load({ url, connections, duration: warmup }).result;
+    const r = await load({ url, connections, duration }).result;
+    const mem = await getJson(`${url}mem`);
+    const profile = mode === 'off' ? null : await getJson(`${url}${read}`);
+    return { mode, reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed, rss: mem.rss, heapUsed: mem.heapUsed, profileMs: profile?.ms ?? null, profileBytes: profile ? size(profile) : null };
+  } finally {
+    run.child.kill('SIGTERM');
+    await run.exited;
+  }
+}
