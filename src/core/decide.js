@@ -12,7 +12,7 @@ import { confirmStep, confirmedLeak } from './heap-confirm.js';
 import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
 import { gcMinIntervalMs, risingFast } from './gc-recheck.js';
 import { hotPoll } from './hot-poll.js';
-import { fillsFast, sameRateStreak } from './retained.js';
+import { profileProbe, profileNext, slotNotice } from './slot-story.js';
 import { detectHandleLeak, describeHandles } from './handle-trend.js';
 import { projectTimeToLimit } from './trend.js';
 import { memoryOf } from './memory-of.js';
@@ -121,43 +121,6 @@ function confirmProbe(w, mine, now, config) {
     slot: w.slot, pid: w.pid, id: w.id, point: action === 'probe', profile: action === 'probe' && !state.confirmedAt && state.heap !== false,
     buffers: action === 'probe' && !state.confirmedAt && Boolean(state.external),
   };
-}
-
-// A worker filling toward its rss limit within a minute is named before its first recycle comes:
-// the sampling heap profiler starts now, and the recycle reads what it retained (recycler.js).
-function profileProbe(w, mine, now, config) {
-  if (mine.profiling || !fillsFast(w.window, config.limits?.rss ?? null, now)) return null;
-  mine.profiling = true;
-  return { slot: w.slot, pid: w.pid, id: w.id, start: true };
-}
-
-// The replacement of a worker recycled for memory profiles from its birth, so even a leak that
-// fills it in seconds is named at its recycle; once three workers in a row named the same site
-// the slot's leak is known, and the replacements stop paying for the profiler.
-function profileNext(v, slotState) {
-  if (!MEMORY_REASONS.has(v.reason) && v.reason !== REASONS.LEAK) return false;
-  const known = slotState.named;
-  return !(known && known.workers >= 3 && known.sites?.length);
-}
-
-// Successive workers of a slot that fill at the same rate are evidence of their own: said as a
-// leak.warning of the slot when the streak reaches 2, 4, 8… workers, and kept for status and inspect.
-function slotNotice(w, slotState, notices) {
-  const streak = sameRateStreak(slotState.recycles ?? []);
-  if (!streak) {
-    slotState.named = null;
-    return;
-  }
-  const said = slotState.named?.workers ?? 0;
-  slotState.named = streak;
-  if (streak.workers <= said || (streak.workers & (streak.workers - 1)) !== 0) return;
-  notices.push({
-    level: 'warn',
-    fields: {
-      event: EVENTS.LEAK_WARNING, slot: w.slot, pid: w.pid, kind: streak.kind, growthBytesPerSec: Math.round(streak.bytesPerMin / 60),
-      workersInRow: streak.workers, ...(streak.sites ? { sites: streak.sites } : {}),
-    },
-  });
 }
 
 // Predictive replacement. A prediction that did not come true (its spare was retired) is not

@@ -8,8 +8,7 @@ import { KIND } from '../protocol.js';
 import { OUTCOME } from '../core/outcomes.js';
 import { stillOver } from '../core/gc-recheck.js';
 import { memoryOf } from '../core/memory-of.js';
-import { retainedOf } from '../core/retained.js';
-import { liveSites } from '../core/heap-sites.js';
+import { readRetained } from './retained-read.js';
 import { treeOf, rememberTree, wholeTreeNow, signalAll, stillAlive } from './kill-tree.js';
 import { askHeldBy } from './held-by.js';
 
@@ -113,7 +112,7 @@ export class Recycler extends EventEmitter {
       // replacement is forked (people read the log in that order), so a worker over its limit
       // waits for the read at most ANNOUNCE_WAIT_MS (a profile read takes tens of ms; a worker not
       // profiling answers at once); a predicted one is announced at its crossing, long after.
-      const retained = isMemory(v) ? this.#retained(old) : null;
+      const retained = isMemory(v) ? readRetained(this.pool, old, SITES_TIMEOUT_MS) : null;
       if (!v.predictive) {
         if (retained) await Promise.race([retained.promise, new Promise((r) => this.timers.setTimeout(r, ANNOUNCE_WAIT_MS))]);
         this.#announce(slot, old, { ...v, ...retained?.value() }, decidedAt);
@@ -163,22 +162,6 @@ export class Recycler extends EventEmitter {
     this.emit('freed');
     const crossedAt = await this.#crossing(old, at, deadline).finally(() => this.waiting.delete(slot));
     return crossedAt === null ? null : { leadMs: crossedAt - readyAt };
-  }
-
-  // The worker's retained memory (kind and rate from its samples, sites from its profiler when it
-  // runs): value() gives what is known so far, { retained } once the agent answered or gave up.
-  #retained(h) {
-    const own = retainedOf(h.window, h.readyAt);
-    let sites = null;
-    let settled = false;
-    const promise = this.pool.request(h, KIND.SITES, {}, SITES_TIMEOUT_MS).then((r) => {
-      const found = liveSites(r?.profile ?? null, own?.bytesPerMin ?? null);
-      sites = found.length ? found : null;
-    }).catch(() => {}).finally(() => { settled = true; });
-    return {
-      promise,
-      value: () => (own || sites ? { retained: { ...(own ?? { kind: null, bytesPerMin: null }), sites, ...(settled ? {} : { sitesPending: true }) } } : {}),
-    };
   }
 
   #announce(slot, old, v, decidedAt) {
