@@ -35,7 +35,7 @@ const gcFlags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(
 if (cluster.isWorker && typeof process.send === 'function') start();
 
 function start() {
-  const held = heldTable();
+  const held = heldTable(() => state.longLived.open());
   const sticky = isSticky();
   const balanced = sticky ? stickyWorker() : null;
   const state = {

@@ -4,15 +4,18 @@
 
 const MAX_LISTED = 20; // the oldest ones: a thousand pending requests are one fact, not a thousand
 
-export function heldTable() {
-  /** @type {Map<object, {method:string, url:string, at:number}>} the query is cut when asked, not per request */
-  const requests = new Map();
+// When a request started, on its response: the one thing held adds per request. Which responses
+// are still open is long-lived.js's set (one close listener per request, not two): the hot path
+// of every request pays a property write here, nothing more.
+const STARTED = Symbol('nodesup.started');
+
+/** @param {() => Iterable<import('node:http').ServerResponse>} openResponses  the responses not closed yet */
+export function heldTable(openResponses) {
   const upgraded = new Set();
   return {
-    /** A request started; forgotten when its response closes. */
+    /** A request started. */
     request(req, res) {
-      requests.set(res, { method: req.method, url: req.url, at: Date.now() });
-      res.once('close', () => requests.delete(res));
+      res[STARTED] = Date.now();
     },
     /** An upgraded socket (any protocol) the app took over; forgotten when it closes. */
     upgrade(socket) {
@@ -22,10 +25,11 @@ export function heldTable() {
     /** @returns {{requests:{method:string,path:string,ageMs:number}[], openRequests:number, upgraded:number}} */
     snapshot() {
       const now = Date.now();
-      const list = [...requests.values()].sort((a, b) => a.at - b.at).slice(0, MAX_LISTED);
+      const open = [...openResponses()].filter((res) => res[STARTED] !== undefined);
+      const list = open.sort((a, b) => a[STARTED] - b[STARTED]).slice(0, MAX_LISTED);
       return {
-        requests: list.map((r) => ({ method: r.method, path: String(r.url ?? '').split('?')[0], ageMs: now - r.at })),
-        openRequests: requests.size,
+        requests: list.map((res) => ({ method: res.req?.method ?? '?', path: String(res.req?.url ?? '').split('?')[0], ageMs: now - res[STARTED] })),
+        openRequests: open.length,
         upgraded: upgraded.size,
       };
     },

@@ -52,6 +52,8 @@ export function longLived({ onUpgrade = () => {}, onEngine } = {}) {
       // A stream or session opened during the drain (a request on a kept-alive socket) is ended too.
       if (draining) setTimeout(() => { if (isOpenStream(response)) endStream(response); sweep(); }, GRACE_MS).unref();
     },
+    /** The responses not closed yet (what holds a draining worker, with held.js). */
+    open: () => responses,
     /** engine.io sessions not closed yet. */
     sessionsPending: () => engine.pending(),
     /** Close what is still open, spread over `spreadMs` after the app's grace. */

@@ -2,16 +2,25 @@ import test from 'ava';
 import { EventEmitter } from 'node:events';
 import { heldTable } from '../../src/worker/held.js';
 
-const open = (table, method, url) => {
-  const res = new EventEmitter();
-  table.request({ method, url }, res);
-  return res;
-};
+// The open responses, as long-lived.js keeps them: added at the request, removed at 'close'.
+function world() {
+  const responses = new Set();
+  const table = heldTable(() => responses);
+  const open = (method, url) => {
+    const req = { method, url };
+    const res = Object.assign(new EventEmitter(), { req });
+    responses.add(res);
+    res.once('close', () => responses.delete(res));
+    table.request(req, res);
+    return res;
+  };
+  return { table, open };
+}
 
 test('held: open requests oldest first, without their query; closed ones forgotten; upgraded sockets counted', (t) => {
-  const table = heldTable();
-  const a = open(table, 'GET', '/socket.io/?EIO=4&transport=polling&sid=secret');
-  const b = open(table, 'POST', '/upload');
+  const { table, open } = world();
+  const a = open('GET', '/socket.io/?EIO=4&transport=polling&sid=secret');
+  const b = open('POST', '/upload');
   const sock = new EventEmitter();
   table.upgrade(sock);
   let snap = table.snapshot();
@@ -28,8 +37,8 @@ test('held: open requests oldest first, without their query; closed ones forgott
 });
 
 test('held: lists the 20 oldest of many, and counts them all', (t) => {
-  const table = heldTable();
-  for (let i = 0; i < 50; i++) open(table, 'GET', `/r${i}`);
+  const { table, open } = world();
+  for (let i = 0; i < 50; i++) open('GET', `/r${i}`);
   const snap = table.snapshot();
   t.is(snap.openRequests, 50);
   t.is(snap.requests.length, 20);
