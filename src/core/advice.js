@@ -69,8 +69,11 @@ export function advise(sample, { limits = null, cgroupLimit = null, heapSpaces =
 
   if (known(rss) && known(heapTotal) && heapTotal > 0) {
     const outside = known(sample.native) ? sample.native : known(external) ? rss - heapTotal - external : null;
-    if (rss > A.nativeRatio * heapTotal && known(outside) && outside > A.nativeBytes) {
-      out.push({ code: ADVICE.NATIVE_GAP, rss, heapTotal, outside });
+    // Told apart where the trend is known (the poll passes nativeRising): rising is native
+    // allocations that grow, flat is freed memory the allocator keeps; the tick waits until it knows.
+    const trend = sample.nativeRising;
+    if (rss > A.nativeRatio * heapTotal && known(outside) && outside > A.nativeBytes && trend !== null) {
+      out.push({ code: ADVICE.NATIVE_GAP, rss, heapTotal, outside, ...(trend === undefined ? {} : { rising: trend }) });
     }
   }
 

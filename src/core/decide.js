@@ -6,7 +6,7 @@ import { ADVICE, EVENTS, LEAK_KINDS, MEMORY_REASONS, REASONS } from '../constant
 import { evaluateWorker, evaluateFleet, baselineHold, predictCrossing } from './policy.js';
 import { detectLeak } from './leak-detector.js';
 import { advise } from './advice.js';
-import { workerTrend, gcShare, scavenger } from './worker-trend.js';
+import { workerTrend, gcShare, scavenger, nativeRising } from './worker-trend.js';
 import { overcommit } from './fit.js';
 import { confirmStep, confirmedLeak } from './heap-confirm.js';
 import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
@@ -240,7 +240,7 @@ function adviceNotices(w, now, ctx, advised, notices) {
   const last = w.window.last();
   if (!last) return;
   // The newest sample with the GC rates on top: a view of it, not a copy of its forty fields.
-  const sample = Object.assign(Object.create(last), { gcShare: gcShare(w.window, now), ...scavenger(w.window, now) });
+  const sample = Object.assign(Object.create(last), { gcShare: gcShare(w.window, now), ...scavenger(w.window, now), nativeRising: nativeRising(w.window, now) });
   for (const a of advise(sample, { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit })) {
     if (advised.includes(a.code)) continue;
     advised.push(a.code);

@@ -52,3 +52,18 @@ export function stepOf(window, leak, now) {
 function roundOrNull(x) {
   return x === null ? null : Math.round(x);
 }
+
+// Native memory over the last two minutes: rising (a native leak: contexts never closed, an addon)
+// or flat (memory freed but kept by the allocator). The fit must be clean to say either.
+const NATIVE_TREND = { windowMs: 120_000, minSpanMs: 60_000, minPoints: 5, perMin: 1024 * 1024, r2: 0.8 };
+
+/** true: native memory rises steadily; false: it is flat; null: too little or too noisy to say. */
+export function nativeRising(window, now) {
+  const points = window.series('native', now - NATIVE_TREND.windowMs);
+  if (points.length < NATIVE_TREND.minPoints || points.at(-1)[0] - points[0][0] < NATIVE_TREND.minSpanMs) return null;
+  const fit = linearTrend(points);
+  if (!fit) return null;
+  const perMin = fit.slope * 60; // linearTrend gives bytes per second
+  if (Math.abs(perMin) < NATIVE_TREND.perMin) return false;
+  return perMin > 0 && fit.r2 >= NATIVE_TREND.r2 ? true : null;
+}

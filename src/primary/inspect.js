@@ -9,7 +9,7 @@ import path from 'node:path';
 import { countAnonMappings } from '../proc/memory.js';
 import { readCgroup, readMemAvailable } from '../proc/cgroup.js';
 import { snapshotRoom } from '../core/fit.js';
-import { workerTrend, stepOf, gcShare, scavenger } from '../core/worker-trend.js';
+import { workerTrend, stepOf, gcShare, scavenger, nativeRising } from '../core/worker-trend.js';
 import { detectLeak } from '../core/leak-detector.js';
 import { advise } from '../core/advice.js';
 import { adviceText } from '../report/advice-words.js';
@@ -44,7 +44,7 @@ export async function inspectWorker({ slots, pool, config, cgroupLimit, now, lea
     leak: (leak ? detectLeak(h.window, { leak, limits, now: t, pollInterval, startedAt: h.readyAt ?? h.startedAt }) : null) ?? leakOf(h),
     sites: sitesView(leakOf(h), pointsOf(h)),
     // Worded here too: `inspect --json` is read by people and scripts that want the sentence.
-    advice: sample ? worded(advise({ ...sample, gcShare: share, ...scavenger(h.window, t) }, {
+    advice: sample ? worded(advise({ ...sample, gcShare: share, ...scavenger(h.window, t), nativeRising: nativeRising(h.window, t) ?? undefined }, {
       limits, cgroupLimit, heapSpaces: detail?.heapSpaces?.map((x) => ({ space_name: x.name, space_size: x.size })) ?? null,
     })) : [],
   };

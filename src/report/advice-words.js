@@ -34,7 +34,12 @@ function oomKill(a) {
 
 const WORDS = {
   [ADVICE.HEAP_NEAR_LIMIT]: (a) => `heap is ${pct(a.heapUsed / a.heapLimit)} of V8's ${formatBytes(a.heapLimit)} limit: find the leak or raise --max-old-space-size`,
-  [ADVICE.NATIVE_GAP]: (a) => `RSS is ${(a.rss / a.heapTotal).toFixed(1)}× the V8 heap, ${formatBytes(a.outside)} outside it: native or fragmented; try a full GC or MALLOC_ARENA_MAX=2`,
+  [ADVICE.NATIVE_GAP]: (a) => {
+    const gap = `RSS ${(a.rss / a.heapTotal).toFixed(1)}× the V8 heap, ${formatBytes(a.outside)} outside it`;
+    if (a.rising === true) return `${gap}, rising: native allocations grow (zlib or crypto streams left open, addons)`;
+    if (a.rising === false) return `${gap}, flat: malloc keeps freed memory; set env: { MALLOC_ARENA_MAX: '2' }`;
+    return `${gap}: native or fragmented; try a full GC or MALLOC_ARENA_MAX=2`;
+  },
   [ADVICE.GC_SHARE]: (a) => `GC takes ${pct(a.gcShare)} of the time: ${gcCause(a)}`,
   [ADVICE.LOOP_DELAY]: (a) => `event-loop delay p99 is ${Math.round(a.delayP99)} ms: synchronous work blocks every request`,
   [ADVICE.CPU_STARVATION]: (a) => `loop delay p99 ${Math.round(a.delayP99)} ms, ${pct(a.cpuWaitShare)} of it waiting for a CPU: starved by other processes, not blocking code`,

@@ -26,6 +26,10 @@ for (const [name, patch, ctx, code, mentions] of [
   // seed 001: 665 MiB RSS over a 129 MiB heap
   ['native-gap', { rss: 665 * MiB, heapTotal: 129 * MiB, external: 24 * MiB, native: 512 * MiB }, {}, ADVICE.NATIVE_GAP, ['5.2×', '512 MiB', 'MALLOC_ARENA_MAX=2']],
   ['native-gap without a native field', { rss: 665 * MiB, heapTotal: 129 * MiB, external: 24 * MiB, native: null }, {}, ADVICE.NATIVE_GAP, ['512 MiB']],
+  // Told apart by the trend of native memory: flat is the allocator keeping freed memory (seed 001) …
+  ['native-gap, flat: allocator retention, the exact env line', { rss: 665 * MiB, heapTotal: 129 * MiB, native: 512 * MiB, nativeRising: false }, {}, ADVICE.NATIVE_GAP, ['flat', "env: { MALLOC_ARENA_MAX: '2' }"]],
+  // … rising is native allocations that grow: zlib streams opened per request and never ended.
+  ['native-gap, rising: native allocations that grow', { rss: 665 * MiB, heapTotal: 129 * MiB, native: 512 * MiB, nativeRising: true }, {}, ADVICE.NATIVE_GAP, ['rising', 'zlib']],
   // seed 000: new space shrunk to 8 MiB, then 2 MiB, under a 512 MiB pod limit
   // … and only with the scavenger hot: scavenges a second, or their share of the time
   ['tiny-new-space', { newSpace: 2 * MiB, scavengesPerSec: 120 }, { cgroupLimit: 512 * MiB }, ADVICE.TINY_NEW_SPACE, ['2.0 MiB', '512 MiB', '120 scavenges/s', '--max-semi-space-size=16']],
@@ -64,6 +68,7 @@ for (const [name, patch, ctx, code, mentions] of [
 for (const [name, patch, ctx] of [
   ['native-gap: rss at 2× heapTotal', { rss: 200 * MiB, heapTotal: 100 * MiB, native: 150 * MiB }, {}],
   ['native-gap: gap ≤ 100 MiB', { rss: 150 * MiB, heapTotal: 50 * MiB, external: 5 * MiB, native: 95 * MiB }, {}],
+  ['native-gap: the trend not known yet (the tick waits to tell retention from growth)', { rss: 665 * MiB, heapTotal: 129 * MiB, native: 512 * MiB, nativeRising: null }, {}],
   ['tiny-new-space: an idle worker (V8 starts the new space at 1 MiB and grows it on demand)', { newSpace: 1 * MiB, scavengesPerSec: 0.2, minorGcShare: 0.0001 }, {}],
   ['tiny-new-space: scavenger rate unknown', { newSpace: 2 * MiB }, {}],
   ['tiny-new-space: 16 MiB, however hot', { newSpace: 16 * MiB, scavengesPerSec: 300 }, {}],
@@ -95,6 +100,7 @@ test('every message fits 120 chars, even with the largest numbers', (t) => {
   const lines = [
     ...advise({ ...worst, cpuWaitShare: 0.999 }, { limits: { rss: 1023 * GiB }, cgroupLimit: 1000 * GiB }),
     ...advise({ ...worst, heapLimit: 1023 * GiB }, { limits: { rss: 1000 * GiB }, cgroupLimit: 1023 * GiB }),
+    ...[true, false].flatMap((nativeRising) => advise({ ...worst, nativeRising }, { limits: { rss: 1023 * GiB }, cgroupLimit: 1000 * GiB })),
   ];
   // overcommit, oom-kill and sticky-sessions are the fleet's, the exit's and engine.io's advice, not a sample's.
   const fromSamples = Object.values(ADVICE).filter((c) => c !== ADVICE.OVERCOMMIT && c !== ADVICE.OOM_KILL && c !== ADVICE.STICKY_SESSIONS);
