@@ -62,7 +62,6 @@ function start() {
   dc.subscribe('http.server.request.start', ({ request, response, server }) => {
     state.requests++;
     if (!state.servers.has(server)) state.servers.add(server);
-    state.held.request(request, response);
     state.longLived.track(request, response);
     // Draining: this response tells the client to close, so it never reuses a socket we close.
     if (state.draining) response.shouldKeepAlive = false;

@@ -4,19 +4,13 @@
 
 const MAX_LISTED = 20; // the oldest ones: a thousand pending requests are one fact, not a thousand
 
-// When a request started, on its response: the one thing held adds per request. Which responses
-// are still open is long-lived.js's set (one close listener per request, not two): the hot path
-// of every request pays a property write here, nothing more.
-const STARTED = Symbol('nodesup.started');
+// Which responses are still open, and since when, is long-lived.js's map (one close listener per
+// request, not two, and nothing written on the app's objects): held adds nothing per request.
 
-/** @param {() => Iterable<import('node:http').ServerResponse>} openResponses  the responses not closed yet */
+/** @param {() => Map<import('node:http').ServerResponse, number>} openResponses  the responses not closed yet, with their start times */
 export function heldTable(openResponses) {
   const upgraded = new Set();
   return {
-    /** A request started. */
-    request(req, res) {
-      res[STARTED] = Date.now();
-    },
     /** An upgraded socket (any protocol) the app took over; forgotten when it closes. */
     upgrade(socket) {
       upgraded.add(socket);
@@ -25,10 +19,10 @@ export function heldTable(openResponses) {
     /** @returns {{requests:{method:string,path:string,ageMs:number}[], openRequests:number, upgraded:number}} */
     snapshot() {
       const now = Date.now();
-      const open = [...openResponses()].filter((res) => res[STARTED] !== undefined);
-      const list = open.sort((a, b) => a[STARTED] - b[STARTED]).slice(0, MAX_LISTED);
+      const open = [...openResponses()];
+      const list = open.sort((a, b) => a[1] - b[1]).slice(0, MAX_LISTED);
       return {
-        requests: list.map((res) => ({ method: res.req?.method ?? '?', path: String(res.req?.url ?? '').split('?')[0], ageMs: now - res[STARTED] })),
+        requests: list.map(([res, at]) => ({ method: res.req?.method ?? '?', path: String(res.req?.url ?? '').split('?')[0], ageMs: now - at })),
         openRequests: open.length,
         upgraded: upgraded.size,
       };

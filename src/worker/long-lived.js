@@ -21,7 +21,8 @@ const CLOSE_1001 = Buffer.from([0x88, 0x02, 0x03, 0xe9]);
 export function longLived({ onUpgrade = () => {}, onEngine } = {}) {
   const sockets = new Set();
   const eioSockets = new WeakSet();
-  const responses = new Set();
+  /** @type {Map<import('node:http').ServerResponse, number>} every open response, with when its request started */
+  const responses = new Map();
   const engine = engineIo({ onEngine });
 
   // Only where the app handles upgrades: without an 'upgrade' listener Node destroys the socket,
@@ -47,19 +48,19 @@ export function longLived({ onUpgrade = () => {}, onEngine } = {}) {
     /** Every response while it is open (from the request diagnostics channel). */
     track(request, response) {
       engine.note(request.url);
-      responses.add(response);
+      responses.set(response, Date.now());
       response.once('close', () => responses.delete(response));
       // A stream or session opened during the drain (a request on a kept-alive socket) is ended too.
       if (draining) setTimeout(() => { if (isOpenStream(response)) endStream(response); sweep(); }, GRACE_MS).unref();
     },
-    /** The responses not closed yet (what holds a draining worker, with held.js). */
+    /** The responses not closed yet and when their requests started (what holds a draining worker, with held.js). */
     open: () => responses,
     /** engine.io sessions not closed yet. */
     sessionsPending: () => engine.pending(),
     /** Close what is still open, spread over `spreadMs` after the app's grace. */
     closeAll(spreadMs) {
       draining = true;
-      const streams = [...responses].filter(isOpenStream);
+      const streams = [...responses.keys()].filter(isOpenStream);
       // engine.io's WebSockets are its sessions': closed by engine.io, not by a frame of ours.
       const raw = engine.known ? [...sockets].filter((s) => !eioSockets.has(s)) : [...sockets];
       const open = [

@@ -2,16 +2,16 @@ import test from 'ava';
 import { EventEmitter } from 'node:events';
 import { heldTable } from '../../src/worker/held.js';
 
-// The open responses, as long-lived.js keeps them: added at the request, removed at 'close'.
+// The open responses, as long-lived.js keeps them: added with their start time at the request,
+// removed at 'close'.
 function world() {
-  const responses = new Set();
+  const responses = new Map();
   const table = heldTable(() => responses);
+  let clock = 1000;
   const open = (method, url) => {
-    const req = { method, url };
-    const res = Object.assign(new EventEmitter(), { req });
-    responses.add(res);
+    const res = Object.assign(new EventEmitter(), { req: { method, url } });
+    responses.set(res, clock++);
     res.once('close', () => responses.delete(res));
-    table.request(req, res);
     return res;
   };
   return { table, open };
