@@ -19,8 +19,9 @@ for (const transports of [['polling'], ['websocket']]) {
     const r = await runCli(['reload'], { env: { NODESUP_RUN_DIR: run.runDir } });
     t.is(r.exitCode, 0, r.stderr);
     const exit = await run.waitFor((e) => e.event === 'worker.exit' && e.pid === ready.pid, { what: 'the old worker exit' });
+    // Not forced: the drain ended by itself before killTimeout (20 s), so no kill asked what held it.
     t.like(exit, { planned: true, forced: false }, JSON.stringify(exit));
-    t.true(exit.drainMs < 10_000, `the drain ended well inside killTimeout (20 s): ${exit.drainMs} ms`);
+    t.false('heldBy' in exit, 'nothing held the worker to the kill');
 
     await until(() => clients.every((c) => c.pids.length === 2 && c.socket.connected), 'every client reconnected');
     const fresh = (await run.status()).slots[0].pid;
