@@ -3,8 +3,8 @@
 // Node 24+ short-lived Buffers may wait for a major GC, so it saws upward without any leak. The
 // sites come from the Buffer sampler's table, which keeps only samples whose Buffer is still alive:
 // code that churns Buffers, however many, has nothing left in it. Pure: points in, a verdict out.
-import { episode, steadyRise, confirmSummary, CONFIRM } from './heap-confirm.js';
-import { retainedSites } from './heap-sites.js';
+import { LEAK_KINDS } from '../constants.js';
+import { confirmedRise } from './heap-confirm.js';
 import { projectTimeToLimit } from './trend.js';
 
 /**
@@ -16,21 +16,8 @@ import { projectTimeToLimit } from './trend.js';
  */
 export function confirmedExternalLeak(allPoints, st, { minGrowth, rssLimit = null, treeRss = null }) {
   if (!st?.external) return null;
-  const points = episode(allPoints, st).slice(-CONFIRM.maxPoints);
-  const fit = steadyRise(points, 'externalAfter', minGrowth);
-  if (!fit) return null;
-  const first = points.find((p) => p.buffers);
-  const last = points.findLast((p) => p.buffers);
-  return {
-    kind: 'external',
-    field: 'externalAfterGc',
-    growthBytesPerSec: fit.slope,
-    r2: fit.r2,
-    confidence: fit.r2,
-    windowMs: points.at(-1).at - points[0].at,
-    sites: first && last && first !== last ? retainedSites(first.buffers, last.buffers, last.at - first.at) : null,
-    externalAfterGc: points.at(-1).externalAfter,
-    projectedLimitInSec: projectTimeToLimit(treeRss, fit.slope, rssLimit),
-    confirm: confirmSummary(points),
-  };
+  const found = confirmedRise(allPoints, st, { kind: LEAK_KINDS.EXTERNAL, field: 'externalAfter', profile: 'buffers', minGrowth });
+  if (!found) return null;
+  const { last, ...verdict } = found;
+  return { ...verdict, externalAfterGc: last.externalAfter, projectedLimitInSec: projectTimeToLimit(treeRss, found.growthBytesPerSec, rssLimit) };
 }

@@ -118,22 +118,33 @@ export function episode(points, st) {
  * @param {ConfirmPoint[]} allPoints @param {ConfirmState} st @param {number} minGrowth
  */
 export function confirmedLeak(allPoints, st, minGrowth) {
+  const found = confirmedRise(allPoints, st, { kind: LEAK_KINDS.HEAP, field: 'heapAfter', profile: 'sites', minGrowth });
+  if (!found) return null;
+  const { last, confirm, ...verdict } = found;
+  return { ...verdict, sitesUnavailable: last.profiler ?? null, heapAfterGc: last.heapAfter, confirm };
+}
+
+/**
+ * What a heap and an external verdict share: the current suspicion's points fitted on `field`
+ * (heapAfter, externalAfter), the sites retained between the first and the last point that carry
+ * a `profile` (sites, buffers), and the summary of the GCs taken. `last` is the newest point.
+ */
+export function confirmedRise(allPoints, st, { kind, field, profile, minGrowth }) {
   const points = episode(allPoints, st).slice(-C.maxPoints);
-  const fit = steadyRise(points, 'heapAfter', minGrowth);
+  const fit = steadyRise(points, field, minGrowth);
   if (!fit) return null;
-  const first = points.find((p) => p.sites);
-  const lastWithSites = points.findLast((p) => p.sites);
+  const first = points.find((p) => p[profile]);
+  const last = points.findLast((p) => p[profile]);
   return {
-    kind: LEAK_KINDS.HEAP,
-    field: 'heapAfterGc',
+    kind,
+    field: `${field}Gc`,
     growthBytesPerSec: fit.slope,
     r2: fit.r2,
     confidence: fit.r2,
     windowMs: points.at(-1).at - points[0].at,
-    sites: first && lastWithSites && first !== lastWithSites ? retainedSites(first.sites, lastWithSites.sites, lastWithSites.at - first.at) : null,
-    sitesUnavailable: points.at(-1).profiler ?? null,
-    heapAfterGc: points.at(-1).heapAfter,
+    sites: first && last && first !== last ? retainedSites(first[profile], last[profile], last.at - first.at) : null,
     confirm: confirmSummary(points),
+    last: points.at(-1),
   };
 }
 
