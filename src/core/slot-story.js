@@ -41,3 +41,14 @@ export function slotNotice(w, slotState, notices) {
     },
   });
 }
+
+/**
+ * The leak the policy knows of a worker: its own latest verdict, else its slot's leak across
+ * workers (said in the same shape), else null. A view for status and inspect; writes nothing.
+ */
+export function knownLeak(policy, h) {
+  const own = policy.workers[h.id]?.leak;
+  if (own) return own;
+  const named = policy.slots[h.slot]?.named;
+  return named ? { kind: named.kind, growthBytesPerSec: Math.round(named.bytesPerMin / 60), workersInRow: named.workers, sites: named.sites } : null;
+}

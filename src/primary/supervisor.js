@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import { ADVICE, EVENTS, SPAWN_CAUSES } from '../constants.js';
 import { resolveTotalLimit } from '../core/policy.js';
 import { newPolicyState } from '../core/decide.js';
+import { knownLeak } from '../core/slot-story.js';
 import { DurationRing } from '../core/duration-ring.js';
 import { readCgroup, readOomKills, memoryHeadroom } from '../proc/cgroup.js';
 import { Pool } from './pool.js';
@@ -157,9 +158,7 @@ export class Supervisor {
 
   /** The latest leak named in h (kind, rate, fit, sites or types), else its slot's across workers, or null. */
   leakOf(h) {
-    const named = this.policy.slots[h.slot]?.named;
-    return this.policy.workers[h.id]?.leak
-      ?? (named ? { kind: named.kind, growthBytesPerSec: Math.round(named.bytesPerMin / 60), workersInRow: named.workers, sites: named.sites } : null);
+    return knownLeak(this.policy, h);
   }
 
   /** The confirmation points taken of h, oldest first. */

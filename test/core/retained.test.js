@@ -55,3 +55,16 @@ test('liveSites: the sites holding a tenth or more of what the profile sampled l
   t.deepEqual(liveSites(null), []);
   t.deepEqual(liveSites({ total: 0, sites: [] }), []);
 });
+
+test('knownLeak: a worker\'s own verdict first, else its slot\'s leak across workers in the verdict\'s shape, else null', async (t) => {
+  const { knownLeak } = await import('../../src/core/slot-story.js');
+  const sites = [{ fn: 'cachePage', file: 'lib/pages.js', line: 9, share: 0.9 }];
+  const own = { kind: 'external', growthBytesPerSec: 1000 };
+  const policy = {
+    workers: { 7: { leak: own }, 8: {} },
+    slots: [{ named: { kind: 'heap', bytesPerMin: 120 * MiB, workers: 4, sites } }, { named: null }],
+  };
+  t.is(knownLeak(policy, { id: 7, slot: 0 }), own);
+  t.deepEqual(knownLeak(policy, { id: 8, slot: 0 }), { kind: 'heap', growthBytesPerSec: 2 * MiB, workersInRow: 4, sites });
+  t.is(knownLeak(policy, { id: 9, slot: 1 }), null);
+});
