@@ -4,7 +4,11 @@
 //
 //   node bench/detection.js [--duration 900] [--only steady,hidden-leak] [--window 5m]
 //                           [--min-growth 1mb/min] [--poll 1s] [--rps 5] [--write] [--results FILE]
-//                           [--series DIR] [--section NAME] [--quick]   (--quick: 380 s)
+//                           [--series DIR] [--section NAME] [--node PATH] [--quick]   (--quick: 380 s)
+//
+// --node PATH: nodesup (bin/nodesup.js), and so its workers, run under that node binary (its
+// directory first on PATH); the section says that binary's version, and is named
+// detection-node<major> unless --section is given, so each Node line gets its own.
 //
 // At the default settings unless --window / --min-growth are given: the config sets only the
 // name, one worker and no metrics port. How it is judged, on the supervisor's own log clock from
@@ -15,7 +19,11 @@
 // - other kinds (external, native, children) by the window verdict: ready + (warmup + 1) × window,
 //   native also after the settle time, plus 60 s;
 // - fd-leak passes on a `fd-growth` or `handles` advice or a handles/leak verdict, in the same time;
-// - a healthy app passes when nothing recycles it and no leak.warning names it for the whole run.
+// - a healthy app passes when nothing recycles it and no leak.warning names it for the whole run;
+// - a leak through an npm package (bench/corpus/packages, installed there by `npm ci` from its own
+//   lockfile when its node_modules is missing) passes only when its top site is the package's
+//   (`package`, name@version) and `via`, the app's own frame that called into it, is the app's
+//   function in the app's own file.
 // False verdicts: leak verdicts on a healthy app, or of a kind not expected, over the whole run.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,6 +40,7 @@ import { writeSection } from './lib/results.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CORPUS = path.join(ROOT, 'bench/corpus');
+const PACKAGES = path.join(CORPUS, 'packages'); // apps using real npm packages: its own package.json and lockfile
 const RESULTS = path.join(ROOT, 'bench/RESULTS.md');
 const GRACE_S = 60;
 
@@ -63,9 +72,25 @@ export const EXPECTED = {
   'fd-leak': { advice: ['fd-growth', 'handles'], kind: 'handles' },
   // Unref'd idle keep-alive sockets: only the fds climb, named by what they are (TCP to the upstream).
   'agent-per-request': { kind: 'handles', types: ['fd'] },
+  // Leaks through real, unmodified npm packages (bench/corpus/packages/<app>/server.js), each with a
+  // healthy twin using the same package correctly. `site` is the top site's `fn file:line`, `package`
+  // its name@version, `via` the app's own frame that called into the package.
+  // MemoryStore.set keeps JSON.stringify(session) per session id: a new session per cookieless visit.
+  'express-session-leak': { kind: 'heap', site: /^set .*node_modules\/express-session\/session\/memory\.js:/, package: /^express-session@/, via: /^saveVisit .*express-session-leak\/server\.js:/ },
+  'express-session-healthy': { healthy: true },
+  // A Histogram labelled by the raw path: prom-client keeps a series (labels, bucket counts) per value.
+  'prom-client-leak': { kind: 'heap', site: /^createBaseValues .*node_modules\/prom-client\/lib\/histogram\.js:/, package: /^prom-client@/, via: /^countRequest .*prom-client-leak\/server\.js:/ },
+  'prom-client-healthy': { healthy: true },
+  // node-cache with stdTTL 0 keeps every URL's value; what it keeps is the deep copy made by its own
+  // dependency `clone` (useClones, the default), so that package is the allocating one nodesup names.
+  'node-cache-leak': { kind: 'heap', site: /^_clone .*node_modules\/clone\/clone\.js:/, package: /^clone@/, via: /^cacheLookup .*node-cache-leak\/server\.js:/ },
+  'node-cache-healthy': { healthy: true },
+  // memoizee without max keeps every key it builds from the arguments (primitive: true joins them).
+  'memoizee-leak': { kind: 'heap', site: /node_modules\/memoizee\/lib\/configure-map\.js:/, package: /^memoizee@/, via: /^authorize .*memoizee-leak\/server\.js:/ },
+  'memoizee-healthy': { healthy: true },
 };
 const kinds = (exp) => [exp.kind ?? []].flat();
-const scriptOf = (name) => (fs.existsSync(path.join(CORPUS, name, 'server.js')) ? path.join(CORPUS, name, 'server.js') : path.join(CORPUS, `${name}.js`));
+const scriptOf = (name) => [path.join(CORPUS, name, 'server.js'), path.join(PACKAGES, name, 'server.js')].find((f) => fs.existsSync(f)) ?? path.join(CORPUS, `${name}.js`);
 // The issue's targets at the default settings, from when the leak starts.
 const TARGET_S = { heap: 120, external: 120, handles: 60 };
 
@@ -74,7 +99,7 @@ const { values: opt } = parseArgs({
     duration: { type: 'string' },
     quick: { type: 'boolean', default: false },
     results: { type: 'string', default: RESULTS },
-    section: { type: 'string', default: 'detection' }, // the RESULTS.md section written: a second setting gets its own
+    section: { type: 'string' }, // the RESULTS.md section written (detection, or detection-node<major> with --node): a second setting gets its own
     only: { type: 'string' },
     window: { type: 'string' }, // default: the config's own (5m)
     'min-growth': { type: 'string' }, // default: the config's own (1mb/min)
@@ -82,14 +107,24 @@ const { values: opt } = parseArgs({
     rps: { type: 'string', default: '5' },
     write: { type: 'boolean', default: false },
     series: { type: 'string' }, // a directory: every poll's sample of each app is saved there, for diagnosis
+    node: { type: 'string' }, // a node binary: nodesup and its workers run under it
   },
 });
+
+// The node binary nodesup (and so its workers: node:cluster forks process.execPath) runs under.
+const NODE = opt.node ? path.resolve(opt.node) : process.execPath;
+const nodeVersion = opt.node ? spawnSync(NODE, ['-v'], { encoding: 'utf8' }).stdout?.trim() : process.version;
+if (!/^v\d+\./.test(nodeVersion ?? '')) {
+  console.error(`--node ${opt.node}: not a node binary (\`${opt.node} -v\` said nothing)`);
+  process.exit(2);
+}
+const section = opt.section ?? (opt.node ? `detection-node${nodeVersion.slice(1).split('.')[0]}` : 'detection');
 
 const durationS = Number(opt.duration ?? (opt.quick ? 380 : 900));
 const windowMs = parseDuration(opt.window ?? '5m');
 const pollMs = parseDuration(opt.poll);
 if (!(durationS > 0) || !windowMs || !pollMs || (opt['min-growth'] && parseRate(opt['min-growth']) === null)) {
-  console.error('usage: node bench/detection.js [--duration 900] [--only a,b] [--window 5m] [--min-growth 1mb/min] [--poll 1s] [--rps 5] [--write] [--results FILE] [--series DIR] [--quick]');
+  console.error('usage: node bench/detection.js [--duration 900] [--only a,b] [--window 5m] [--min-growth 1mb/min] [--poll 1s] [--rps 5] [--write] [--results FILE] [--series DIR] [--section NAME] [--node PATH] [--quick]');
   process.exit(2);
 }
 const defaults = !opt.window && !opt['min-growth'];
@@ -98,6 +133,18 @@ const names = opt.only ? opt.only.split(',') : Object.keys(EXPECTED);
 for (const n of names) {
   if (!EXPECTED[n] || !fs.existsSync(scriptOf(n))) {
     console.error(`unknown app ${n}; expected one of ${Object.keys(EXPECTED).join(', ')}`);
+    process.exit(2);
+  }
+}
+
+/** Install the packages apps of bench/corpus/packages use, from its lockfile, when they are not there. */
+function installPackages(apps) {
+  if (!apps.some((n) => scriptOf(n).startsWith(`${PACKAGES}${path.sep}`)) || fs.existsSync(path.join(PACKAGES, 'node_modules'))) return;
+  console.error(`installing ${path.relative(ROOT, PACKAGES)}: npm ci --no-audit --no-fund`);
+  // npm's stdout goes to stderr: stdout is the section.
+  const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: PACKAGES, stdio: ['ignore', 2, 2] });
+  if (r.status !== 0) {
+    console.error(`npm ci in ${PACKAGES} failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`})`);
     process.exit(2);
   }
 }
@@ -111,8 +158,10 @@ async function runApp(name) {
     ...(defaults ? {} : { leak: { ...(opt.window ? { window: opt.window } : {}), ...(opt['min-growth'] ? { minGrowth: opt['min-growth'] } : {}) } }),
   })};\n`);
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/nodesup.js'), 'start', scriptOf(name), '-c', config], {
-    cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODESUP_RUN_DIR: dir, PORT: String(port) },
+  const env = { ...process.env, NODESUP_RUN_DIR: dir, PORT: String(port) };
+  if (opt.node) env.PATH = `${path.dirname(NODE)}${path.delimiter}${process.env.PATH ?? ''}`;
+  const child = spawn(NODE, [path.join(ROOT, 'bin/nodesup.js'), 'start', scriptOf(name), '-c', config], {
+    cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env,
   });
   const events = [];
   let load = null;
@@ -193,6 +242,26 @@ export function deadlineOf(exp, w = windowMs, graceS = GRACE_S) {
 }
 
 const siteText = (s) => (s ? `${s.fn} ${s.file}:${s.line}` : null);
+const viaText = (v) => (v ? `${v.fn ?? '(anonymous)'} ${v.file}:${v.line}` : null);
+
+/**
+ * Whether a frame's file is the app's own code under bench/corpus: its script, or for an app that is
+ * a directory, any file of that directory outside node_modules.
+ */
+export function isAppFile(name, file) {
+  if (!file || file.includes('node_modules/')) return false;
+  const f = file.startsWith('file://') ? fileURLToPath(file) : file;
+  const abs = path.isAbsolute(f) ? f : path.join(ROOT, f);
+  const script = scriptOf(name);
+  return path.basename(script) === 'server.js' ? abs.startsWith(`${path.dirname(script)}${path.sep}`) : abs === script;
+}
+
+/** The app's own frame a site names: the site itself, or for a library's site its `via`; null: none. */
+export function appFrameOf(name, site) {
+  if (!site) return null;
+  const frame = site.package ? site.via : site;
+  return frame && isAppFile(name, frame.file) ? frame : null;
+}
 
 /** The verdict for one run: what happened, when and where, and PASS/FAIL against EXPECTED. */
 export function judge(run, { windowMs: w = windowMs, graceS = GRACE_S } = {}) {
@@ -207,6 +276,7 @@ export function judge(run, { windowMs: w = windowMs, graceS = GRACE_S } = {}) {
   const atS = first && ready ? (ms(first) - ms(ready)) / 1000 : null;
   const falseVerdicts = exp.healthy ? verdicts.length : verdicts.filter((e) => !kinds(exp).includes(e.kind)).length;
   const site = first?.sites?.[0] ?? null;
+  const sited = first?.kind === 'heap' || first?.kind === 'external';
   const row = {
     app: run.name,
     expected: exp.healthy ? 'healthy' : kinds(exp).length ? `leak (${kinds(exp).join(' or ')})` : `${exp.advice[0]} advice`,
@@ -215,9 +285,11 @@ export function judge(run, { windowMs: w = windowMs, graceS = GRACE_S } = {}) {
     kind: first?.kind ?? '-',
     atS,
     deadlineS,
-    site: first?.kind === 'handles' ? first.summary ?? '-' : siteText(site) ?? '-',
-    siteRight: exp.site && (first?.kind === 'heap' || first?.kind === 'external') ? exp.site.test(siteText(site) ?? '') : exp.types && first?.kind === 'handles'
-      ? exp.types.every((t) => first.types?.some((x) => x.type === t)) : null,
+    site: first?.kind === 'handles' ? first.summary ?? '-' : site ? `${siteText(site)}${site.via ? ` via ${viaText(site.via)}` : ''}` : '-',
+    siteRight: exp.site && sited ? exp.site.test(siteText(site) ?? '') && (!exp.via || exp.via.test(viaText(site?.via) ?? ''))
+      : exp.types && first?.kind === 'handles' ? exp.types.every((t) => first.types?.some((x) => x.type === t)) : null,
+    package: sited ? site?.package ?? '-' : '-',
+    appFrame: sited && site ? appFrameOf(run.name, site) !== null : null,
     falseVerdicts,
     requests: `${run.load.ok}/${run.load.ok + run.load.failed}`,
     pass: false,
@@ -231,8 +303,15 @@ export function judge(run, { windowMs: w = windowMs, graceS = GRACE_S } = {}) {
   } else if (!first) row.why = 'not named';
   else if (atS > deadlineS) row.why = `late: ${atS.toFixed(0)} s > ${deadlineS} s`;
   else if (kinds(exp).length && !(exp.advice && first.event === 'worker.advice')) {
-    row.pass = kinds(exp).includes(first.kind) && row.siteRight !== false;
-    if (!row.pass) row.why = row.siteRight === false ? `wrong site: ${row.site}` : `wrong attribution: ${first.reason ?? first.event}/${first.kind ?? '-'}`;
+    const packageRight = exp.package ? exp.package.test(row.package) : true;
+    const frameRight = exp.package ? row.appFrame === true : true;
+    row.pass = kinds(exp).includes(first.kind) && row.siteRight !== false && packageRight && frameRight;
+    if (!row.pass) {
+      row.why = !kinds(exp).includes(first.kind) ? `wrong attribution: ${first.reason ?? first.event}/${first.kind ?? '-'}`
+        : row.siteRight === false ? `wrong site: ${row.site}`
+          : !packageRight ? `wrong package: ${row.package}`
+            : `the app's frame not named: ${row.site}`;
+    }
   } else {
     row.pass = first.event === 'worker.advice' || first.reason === 'leak';
     if (!row.pass) row.why = `wrong reason: ${first.reason}`;
@@ -259,21 +338,26 @@ export function renderSection(rows, meta) {
   const settings = defaults ? 'the default settings (leak.window 5m, minGrowth 1mb/min, action recycle, no limits)'
     : `leak.window ${opt.window ?? '5m'}, minGrowth ${opt['min-growth'] ?? '1mb/min'}`;
   const lines = [
-    opt.section === 'detection' ? '## Leak detection' : `## Leak detection, ${opt.section}`,
+    section === 'detection' ? '## Leak detection' : `## Leak detection, ${section}`,
     '',
     `Command: \`${meta.command}\` at commit ${meta.commit}`,
     '',
     `Run ${meta.date} on ${meta.machine}. Each app ran ${durationS} s under its own supervisor (1 worker,`,
     `pollInterval ${opt.poll}, ${settings}, ${opt.rps} req/s of keep-alive load), all ${rows.length} at once.`,
+    `nodesup and its workers ran on Node ${meta.node ?? nodeVersion}${opt.node ? ` (\`--node ${opt.node}\`)` : ''}.`,
     'Named at: from the first worker.ready to the first leak.warning or leak recycle (fd-leak: also its fd/handles',
     'advice), on the supervisor\'s log clock. Deadlines: a heap leak 120 s after it starts (heap-leak-late starts',
     `at 90 s), handles 60 s; other kinds by the window (ready + (warmup ${LEAK_THRESHOLDS.warmup} + 1) × window + ${GRACE_S} s; native also`,
-    `after ${LEAK_THRESHOLDS.settleMs / 60_000} min of age). Site: the top retaining site of a heap verdict, or the growing types of a handles one.`,
+    `after ${LEAK_THRESHOLDS.settleMs / 60_000} min of age). Site: the top retaining site of a heap verdict (a library's with its \`via\`,`,
+    'the app\'s frame that called into it), or the growing types of a handles one. Package: the top site\'s package',
+    '(name@version), where it lies in node_modules. App frame: whether the top site, or its `via`, is a frame of the app\'s',
+    'own file under bench/corpus. A leak through an npm package (bench/corpus/packages) passes only with its kind, its',
+    'package and the app\'s frame named.',
     'False verdicts: leak verdicts on a healthy app, or of a kind not expected, over the whole run.',
     '',
-    '| app | expected | named at (s) | deadline (s) | kind | site | site right | false verdicts | recycles | requests ok | result |',
-    '|---|---|---:|---:|---|---|---|---:|---:|---:|---|',
-    ...rows.map((r) => `| ${r.app} | ${r.expected} | ${fmt(r.atS)} | ${fmt(r.deadlineS)} | ${r.kind} | ${r.site} | ${yes(r.siteRight)} | ${r.falseVerdicts} | ${r.recycles} | ${r.requests} | ${r.pass ? 'PASS' : `FAIL: ${r.why}`} |`),
+    '| app | expected | named at (s) | deadline (s) | kind | site | site right | package | app frame | false verdicts | recycles | requests ok | result |',
+    '|---|---|---:|---:|---|---|---|---|---|---:|---:|---:|---|',
+    ...rows.map((r) => `| ${r.app} | ${r.expected} | ${fmt(r.atS)} | ${fmt(r.deadlineS)} | ${r.kind} | ${r.site} | ${yes(r.siteRight)} | ${r.package ?? '-'} | ${yes(r.appFrame ?? null)} | ${r.falseVerdicts} | ${r.recycles} | ${r.requests} | ${r.pass ? 'PASS' : `FAIL: ${r.why}`} |`),
     '',
     `${rows.filter((r) => r.pass).length}/${rows.length} PASS. ${meta.notes ?? ''}`.trim(),
     '',
@@ -284,25 +368,27 @@ export function renderSection(rows, meta) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const load0 = os.loadavg()[0];
-  console.error(`running ${names.length} apps for ${durationS} s: ${names.join(', ')}`);
+  installPackages(names);
+  console.error(`running ${names.length} apps for ${durationS} s on Node ${nodeVersion}: ${names.join(', ')}`);
   const runs = await Promise.all(names.map(runApp));
   const rows = runs.map((r) => judge(r));
-  const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  const section = renderSection(rows, {
+  const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${nodeVersion}${nodeVersion === process.version ? '' : ` (the bench itself on ${process.version})`}`;
+  const text = renderSection(rows, {
     command: `node bench/detection.js${process.argv.slice(2).filter((a) => a !== '--write').map((a) => ` ${a}`).join('')}`,
     commit: spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() || '?',
     date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
     machine,
     notes: `Load average ${load0.toFixed(2)} at the start, ${os.loadavg()[0].toFixed(2)} at the end.`,
     failures: runs.flatMap(describeFailures),
+    node: nodeVersion,
   });
-  process.stdout.write(`${section}\n`);
+  process.stdout.write(`${text}\n`);
   for (const r of runs) if (r.early) process.stderr.write(`${r.name}: ${r.stderr}\n`);
   for (const [i, row] of rows.entries()) {
     if (row.pass) continue;
     const firstBad = runs[i].events.find((e) => e.event === 'worker.recycle' || e.event === 'leak.warning');
     if (firstBad) process.stderr.write(`${row.app}: ${JSON.stringify(firstBad)}\n`);
   }
-  if (opt.write) writeSection(opt.results, opt.section, section);
+  if (opt.write) writeSection(opt.results, section, text);
   process.exitCode = rows.every((r) => r.pass) ? 0 : 1;
 }
