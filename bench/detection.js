@@ -82,8 +82,8 @@ export const EXPECTED = {
   'prom-client-leak': { kind: 'heap', site: /^createBaseValues .*node_modules\/prom-client\/lib\/histogram\.js:/, package: /^prom-client@/, via: /^countRequest .*prom-client-leak\/server\.js:/ },
   'prom-client-healthy': { healthy: true },
   // node-cache with stdTTL 0 keeps every URL's value; what it keeps is the deep copy made by its own
-  // dependency `clone` (useClones, the default), so that package is the allocating one nodesup names.
-  'node-cache-leak': { kind: 'heap', site: /^_clone .*node_modules\/clone\/clone\.js:/, package: /^clone@/, via: /^cacheLookup .*node-cache-leak\/server\.js:/ },
+  // dependency `clone` (useClones, the default): the allocating package, named through node-cache.
+  'node-cache-leak': { kind: 'heap', site: /^_clone .*node_modules\/clone\/clone\.js:/, package: /^clone@\S+ through node-cache@/, via: /^cacheLookup .*node-cache-leak\/server\.js:/ },
   'node-cache-healthy': { healthy: true },
   // memoizee without max keeps every key it builds from the arguments (primitive: true joins them).
   'memoizee-leak': { kind: 'heap', site: /node_modules\/memoizee\/lib\/configure-map\.js:/, package: /^memoizee@/, via: /^authorize .*memoizee-leak\/server\.js:/ },
@@ -288,7 +288,7 @@ export function judge(run, { windowMs: w = windowMs, graceS = GRACE_S } = {}) {
     site: first?.kind === 'handles' ? first.summary ?? '-' : site ? `${siteText(site)}${site.via ? ` via ${viaText(site.via)}` : ''}` : '-',
     siteRight: exp.site && sited ? exp.site.test(siteText(site) ?? '') && (!exp.via || exp.via.test(viaText(site?.via) ?? ''))
       : exp.types && first?.kind === 'handles' ? exp.types.every((t) => first.types?.some((x) => x.type === t)) : null,
-    package: sited ? site?.package ?? '-' : '-',
+    package: sited ? `${site?.package ?? '-'}${site?.through ? ` through ${site.through}` : ''}` : '-',
     appFrame: sited && site ? appFrameOf(run.name, site) !== null : null,
     falseVerdicts,
     requests: `${run.load.ok}/${run.load.ok + run.load.failed}`,

@@ -6,7 +6,7 @@
 /**
  * @typedef {{fn:string, file:string, line:number}} SiteKey
  * @typedef {{file:string, line:number, fn?:string}} Via  the app's own frame that reached a library site
- * @typedef {SiteKey & {package?:string, via?:Via}} Site
+ * @typedef {SiteKey & {package?:string, through?:string, via?:Via}} Site  through: the package the app called, when another's code allocated
  */
 
 /** A frame of code on disk (not node:, not internal/, not a builtin with no url). */
@@ -52,16 +52,19 @@ export function siteOf(f, cwd, { zeroBased = true } = {}) {
 /**
  * Classify one stack, innermost frame first, into the site to name: the innermost frame of code on
  * disk that is not nodesup's; with `via`, the innermost app frame outside node_modules when the site
- * is a library's. Returns `ours` when the innermost code frame is nodesup's: the allocation is
- * nodesup's own, not the app's, and is left out (not filed under the app's caller). Null: only
- * internals (the caller decides the fallback).
+ * is a library's, and `through`, the package the app called into when it is not the site's own (a
+ * cache whose dependency makes the copy it keeps: the team knows the cache, not the dependency).
+ * Returns `ours` when the innermost code frame is nodesup's: the allocation is nodesup's own, not
+ * the app's, and is left out (not filed under the app's caller). Null: only internals (the caller
+ * decides the fallback).
  * @param {{functionName:string, url:string, lineNumber:number}[]} frames  innermost first
  * @param {{ours:(url:string) => boolean, cwd?:string, zeroBased?:boolean}} o
- * @returns {{ours:true}|{ours:false, site:SiteKey, via:Via|null, library:{name:string, dir:string}|null}|null}
+ * @returns {{ours:true}|{ours:false, site:SiteKey, via:Via|null, library:{name:string, dir:string}|null, through?:{name:string, dir:string}}|null}
  */
 export function classifyStack(frames, { ours, cwd = '', zeroBased = true }) {
   let site = null;
   let library = null;
+  let entry = null; // the outermost library frame so far: the one the app called
   for (const f of frames) {
     if (!isCodeFrame(f.url)) continue;
     if (!site) {
@@ -69,19 +72,34 @@ export function classifyStack(frames, { ours, cwd = '', zeroBased = true }) {
       site = siteOf(f, cwd, { zeroBased });
       library = libraryOf(f.url);
       if (!library) return { ours: false, site, via: null, library: null };
+      entry = library;
       continue;
     }
-    if (ours(f.url) || libraryOf(f.url)) continue;
+    if (ours(f.url)) continue;
+    const lib = libraryOf(f.url);
+    if (lib) {
+      entry = lib;
+      continue;
+    }
     const s = siteOf(f, cwd, { zeroBased });
-    return { ours: false, site, via: { file: s.file, line: s.line, fn: s.fn }, library };
+    return { ours: false, site, via: { file: s.file, line: s.line, fn: s.fn }, library, ...throughOf(library, entry) };
   }
   return site ? { ours: false, site, via: null, library } : null;
 }
 
-/** "some-store@2.3.1 MemoryStore.set, reached from server.js:12", or "cacheUser (lib/users.js:3)". */
+/** `{through}` when the package the app called (entry) is another than the site's, else nothing. */
+export function throughOf(library, entry) {
+  return library && entry && entry.dir !== library.dir ? { through: entry } : {};
+}
+
+/**
+ * "some-store@2.3.1 MemoryStore.set, reached from server.js:12", "clone@2.1.2 _clone, through
+ * node-cache@5.1.2, reached from server.js:24", or "cacheUser (lib/users.js:3)".
+ */
 export function describeSite(s) {
   if (!s) return '';
   if (!s.package) return `${s.fn} (${s.file}:${s.line})`;
+  const through = s.through ? `, through ${s.through}` : '';
   const via = s.via ? `, reached from ${s.via.file}:${s.via.line}` : '';
-  return `${s.package} ${s.fn}${via}`;
+  return `${s.package} ${s.fn}${through}${via}`;
 }

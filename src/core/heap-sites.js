@@ -3,11 +3,11 @@
 // attributed to the stack that allocated them; two such profiles apart give the retained growth per
 // site. Code that only churns garbage has nothing left in either profile, however much it allocates.
 // Pure: profiles in, sites out.
-import { isCodeFrame, libraryOf, siteOf } from './frames.js';
+import { isCodeFrame, libraryOf, siteOf, throughOf } from './frames.js';
 
 /**
  * @typedef {{fn:string, file:string, line:number}} SiteKey
- * @typedef {SiteKey & {bytes:number, package?:string, via?:import('./frames.js').Via}} FlatSite  retained bytes allocated by one site
+ * @typedef {SiteKey & {bytes:number, package?:string, through?:string, via?:import('./frames.js').Via}} FlatSite  retained bytes allocated by one site
  * @typedef {{total:number, ours?:number, sites:FlatSite[]}} FlatProfile  ours: bytes nodesup itself allocated, left out of total
  * @typedef {SiteKey & {bytesPerMin:number, share:number}} RetainingSite
  */
@@ -31,34 +31,39 @@ export function flattenProfile(head, { cwd = '', ignore = () => false, pkg = () 
   let ours = 0;
   // Iterative: an app's recursion must not overflow the agent's stack.
   // Per node: the deepest code frame above it (and whether it is ours), the deepest app frame
-  // outside node_modules (the `via` of a library site), and the deepest named frame (a fallback).
-  const stack = [[head, null, false, null, null]];
+  // outside node_modules (the `via` of a library site), the outermost library frame below that app
+  // frame (the package the app called: `through`), and the deepest named frame (a fallback).
+  const stack = [[head, null, false, null, null, null]];
   while (stack.length) {
-    const [node, code, mine, app, fallback] = stack.pop();
+    const [node, code, mine, app, entry, fallback] = stack.pop();
     const f = node.callFrame ?? {};
     let c = code;
     let m = mine;
     let a = app;
+    let e = entry;
     if (isCodeFrame(f.url)) {
       c = f;
       m = ignore(f.url);
-      if (!m && !libraryOf(f.url)) a = f;
+      if (!m) {
+        const lib = libraryOf(f.url);
+        if (!lib) { a = f; e = null; } else if (!e) e = f;
+      }
     }
     const fb = f.functionName || f.url ? f : fallback;
     if (node.selfSize > 0) {
       if (m) ours += node.selfSize;
       else {
         total += node.selfSize;
-        add(bySite, c ?? fb, c && a !== c ? a : null, node.selfSize, cwd);
+        add(bySite, c ?? fb, c && a !== c ? a : null, e, node.selfSize, cwd);
       }
     }
-    for (const ch of node.children ?? []) stack.push([ch, c, m, a, fb]);
+    for (const ch of node.children ?? []) stack.push([ch, c, m, a, e, fb]);
   }
   const sites = [...bySite.values()].sort((x, y) => y.bytes - x.bytes).slice(0, max).map((e) => finish(e, pkg));
   return { total, ours, sites };
 }
 
-function add(bySite, at, via, bytes, cwd) {
+function add(bySite, at, via, entry, bytes, cwd) {
   const key = at ? siteOf(at, cwd) : { fn: '(unknown)', file: '', line: 0 };
   const k = `${key.fn}\u0000${key.file}\u0000${key.line}`;
   let e = bySite.get(k);
@@ -69,19 +74,26 @@ function add(bySite, at, via, bytes, cwd) {
     const vk = `${v.file}:${v.line}`;
     e.vias ??= new Map();
     const was = e.vias.get(vk);
-    e.vias.set(vk, { v, bytes: (was?.bytes ?? 0) + bytes });
+    e.vias.set(vk, { v, entryUrl: was?.entryUrl ?? entry?.url ?? null, bytes: (was?.bytes ?? 0) + bytes });
   }
 }
+
+const named = (lib, pkg) => {
+  const version = pkg(lib.dir);
+  return version ? `${lib.name}@${version}` : lib.name;
+};
 
 function finish(e, pkg) {
   const out = { ...e.key, bytes: e.bytes };
   const lib = libraryOf(e.url);
   if (!lib) return out;
-  const version = pkg(lib.dir);
-  out.package = version ? `${lib.name}@${version}` : lib.name;
+  out.package = named(lib, pkg);
   let best = null;
   for (const x of e.vias?.values() ?? []) if (!best || x.bytes > best.bytes) best = x;
-  if (best) out.via = { file: best.v.file, line: best.v.line, fn: best.v.fn };
+  if (!best) return out;
+  const { through } = throughOf(lib, best.entryUrl ? libraryOf(best.entryUrl) : null);
+  if (through) out.through = named(through, pkg);
+  out.via = { file: best.v.file, line: best.v.line, fn: best.v.fn };
   return out;
 }
 
@@ -110,7 +122,7 @@ export function retainedSites(before, after, spanMs, { share = SITE_THRESHOLDS.s
     .filter((g) => g.d / sum >= share)
     .sort((a, b) => b.d - a.d)
     .slice(0, top)
-    .map(({ s, d }) => ({ fn: s.fn, file: s.file, line: s.line, ...(s.package ? { package: s.package } : {}), ...(s.via ? { via: s.via } : {}), bytesPerMin: Math.round((d * 60_000) / spanMs), share: Math.round((d / sum) * 100) / 100 }));
+    .map(({ s, d }) => ({ fn: s.fn, file: s.file, line: s.line, ...(s.package ? { package: s.package } : {}), ...(s.through ? { through: s.through } : {}), ...(s.via ? { via: s.via } : {}), bytesPerMin: Math.round((d * 60_000) / spanMs), share: Math.round((d / sum) * 100) / 100 }));
 }
 
 const key = (s) => `${s.fn}\u0000${s.file}\u0000${s.line}`;

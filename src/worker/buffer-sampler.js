@@ -71,6 +71,10 @@ export function bufferSampler({ interval = SAMPLING_INTERVAL, random = Math.rand
       if (c?.library) {
         const v = packageVersion(c.library.dir);
         named.package = v ? `${c.library.name}@${v}` : c.library.name;
+        if (c.through) {
+          const tv = packageVersion(c.through.dir);
+          named.through = tv ? `${c.through.name}@${tv}` : c.through.name;
+        }
         if (c.via) named.via = c.via;
       }
       table.set(key, (e = { site: named, bytes: 0, samples: 0 }));

@@ -48,7 +48,12 @@ const FLAT = [
       node(frame('handle', '/srv/app/server.js', 11), 0, [node(frame('wrap', '/srv/app/node_modules/express/lib/router.js', 5), 0, [node(frame('set', '/srv/app/node_modules/some-store/lib/memory.js', 118), 300)])]),
       node(frame('warm', '/srv/app/boot.js', 2), 0, [node(frame('set', '/srv/app/node_modules/some-store/lib/memory.js', 118), 100)]),
     ]),
-    [{ fn: 'set', file: 'node_modules/some-store/lib/memory.js', line: 119, bytes: 400, package: 'some-store@2.3.1', via: { file: 'server.js', line: 12, fn: 'handle' } }]],
+    [{ fn: 'set', file: 'node_modules/some-store/lib/memory.js', line: 119, bytes: 400, package: 'some-store@2.3.1', through: 'express', via: { file: 'server.js', line: 12, fn: 'handle' } }]],
+  ['a dependency\'s copy kept by the package the app called: the site is the dependency\'s, through the package called',
+    node(ROOT, 0, [node(frame('cacheLookup', '/srv/app/server.js', 23), 0, [node(frame('set', '/srv/app/node_modules/node-cache/lib/node_cache.js', 200), 0, [
+      node(frame('_clone', '/srv/app/node_modules/clone/clone.js', 72), 500), node(frame('_wrap', '/srv/app/node_modules/node-cache/lib/node_cache.js', 600), 20)])])]),
+    [{ fn: '_clone', file: 'node_modules/clone/clone.js', line: 73, bytes: 500, package: 'clone@2.1.2', through: 'node-cache@5.1.2', via: { file: 'server.js', line: 24, fn: 'cacheLookup' } },
+      { fn: '_wrap', file: 'node_modules/node-cache/lib/node_cache.js', line: 601, bytes: 20, package: 'node-cache@5.1.2', via: { file: 'server.js', line: 24, fn: 'cacheLookup' } }]],
   ['a scoped package; no app frame above: no via',
     node(ROOT, 0, [node(frame('tick', 'file:///srv/app/node_modules/@acme/cache/index.js', 0), 8)]),
     [{ fn: 'tick', file: 'node_modules/@acme/cache/index.js', line: 1, bytes: 8, package: '@acme/cache' }]],
@@ -56,7 +61,7 @@ const FLAT = [
 ];
 for (const [title, head, want] of FLAT) {
   test(`flattenProfile: ${title}`, (t) => {
-    const pkg = (dir) => ({ '/srv/app/node_modules/some-store': '2.3.1' })[dir] ?? null;
+    const pkg = (dir) => ({ '/srv/app/node_modules/some-store': '2.3.1', '/srv/app/node_modules/clone': '2.1.2', '/srv/app/node_modules/node-cache': '5.1.2' })[dir] ?? null;
     t.deepEqual(flattenProfile(head, { cwd: '/srv/app', ignore: (u) => u.includes('/nodesup/src/'), pkg }).sites, want);
   });
 }
