@@ -15,6 +15,9 @@
 //   thread landed in the same holes: +30 MiB, not +300), so capping the number of arenas does not
 //   shrink this; the advice's MALLOC_ARENA_MAX=2 helps where many threads malloc into arenas of
 //   their own, not here.
+//   LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 (Debian's libjemalloc2): 316–329 MiB, flat:
+//   not lower either. So this app proves the flat/rising split (no leak named, the advice says
+//   flat), not that the flat part is freed memory an allocator setting gives back.
 //   PORT, BURST_STREAMS (900), KEEP_EVERY (16), CHURN_KB_PER_SEC (512)
 import http from 'node:http';
 import zlib from 'node:zlib';

@@ -37,7 +37,9 @@ const WORDS = {
   [ADVICE.NATIVE_GAP]: (a) => {
     const gap = `RSS ${(a.rss / a.heapTotal).toFixed(1)}× the V8 heap, ${formatBytes(a.outside)} outside it`;
     if (a.rising === true) return `${gap}, rising: native allocations grow (zlib or crypto streams left open, addons)`;
-    if (a.rising === false) return `${gap}, flat: malloc keeps freed memory; set env: { MALLOC_ARENA_MAX: '2' }`;
+    // Flat is not a leak. Whether malloc keeps it freed or native state holds it for good, the
+    // numbers cannot tell (bench/corpus/allocator-retention.js: neither line below lowered it).
+    if (a.rising === false) return `${gap}, flat, no leak: try env: { MALLOC_ARENA_MAX: '2' } or jemalloc`;
     return `${gap}: native or fragmented; try a full GC or MALLOC_ARENA_MAX=2`;
   },
   [ADVICE.GC_SHARE]: (a) => `GC takes ${pct(a.gcShare)} of the time: ${gcCause(a)}`,
