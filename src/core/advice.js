@@ -70,10 +70,11 @@ export function advise(sample, { limits = null, cgroupLimit = null, heapSpaces =
   if (known(rss) && known(heapTotal) && heapTotal > 0) {
     const outside = known(sample.native) ? sample.native : known(external) ? rss - heapTotal - external : null;
     // Told apart where the trend is known (the poll passes nativeRising): rising is native
-    // allocations that grow, flat is freed memory the allocator keeps; the tick waits until it knows.
-    const trend = sample.nativeRising;
-    if (rss > A.nativeRatio * heapTotal && known(outside) && outside > A.nativeBytes && trend !== null) {
-      out.push({ code: ADVICE.NATIVE_GAP, rss, heapTotal, outside, ...(trend === undefined ? {} : { rising: trend }) });
+    // allocations that grow, flat is memory kept; the tick waits until it knows. Read only past the
+    // cheap checks: the tick's nativeRising is a fit over two minutes of samples.
+    if (rss > A.nativeRatio * heapTotal && known(outside) && outside > A.nativeBytes) {
+      const trend = sample.nativeRising;
+      if (trend !== null) out.push({ code: ADVICE.NATIVE_GAP, rss, heapTotal, outside, ...(trend === undefined ? {} : { rising: trend }) });
     }
   }
 

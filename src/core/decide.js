@@ -241,8 +241,9 @@ function adviceNotices(w, now, ctx, advised, notices) {
   if (!last) return;
   // The newest sample with the GC rates on top: a view of it, not a copy of its forty fields.
   const sample = Object.assign(Object.create(last), { gcShare: gcShare(w.window, now), ...scavenger(w.window, now) });
-  // Fitted only when advice asks (a worker with a large native gap): not a fit per worker per tick.
-  Object.defineProperty(sample, 'nativeRising', { get: () => nativeRising(w.window, now) });
+  // Fitted only when advice asks (a worker with a large native gap), and not once the advice was
+  // said (once per run): not a fit per worker per tick.
+  Object.defineProperty(sample, 'nativeRising', { get: () => (advised.includes(ADVICE.NATIVE_GAP) ? undefined : nativeRising(w.window, now)) });
   for (const a of advise(sample, { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit })) {
     if (advised.includes(a.code)) continue;
     advised.push(a.code);

@@ -115,3 +115,13 @@ test('most urgent first, one line per code', (t) => {
   t.is(lines.at(-1).code, ADVICE.FD_GROWTH);
   t.is(new Set(codes(lines)).size, lines.length);
 });
+
+test('native-gap: the trend (a fit over two minutes) is read only for a worker whose gap is large', (t) => {
+  let reads = 0;
+  const withTrend = (s) => Object.defineProperty({ ...s }, 'nativeRising', { get: () => { reads++; return false; } });
+  advise(withTrend({ rss: 46 * MiB, heapTotal: 5 * MiB, native: 40 * MiB }));
+  t.is(reads, 0, 'an idle worker: RSS 9× its heap, but 40 MiB outside it');
+  const out = advise(withTrend({ rss: 665 * MiB, heapTotal: 129 * MiB, native: 512 * MiB }));
+  t.is(reads, 1);
+  t.like(out.find((a) => a.code === ADVICE.NATIVE_GAP), { rising: false });
+});
