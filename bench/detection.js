@@ -67,7 +67,10 @@ export const EXPECTED = {
   'buffer-leak': { kind: 'external' },
   'buffer-churn-leak': { kind: 'external', site: /^holdUpload .*buffer-churn-leak\.js/ },
   'buffer-churn': { healthy: true },
-  'native-leak': { kind: 'native' },
+  // zlib streams never ended. Node 26 counts part of zlib's state as external memory, so the rise
+  // is confirmed there as external within two minutes, named by the streams' opening line (the
+  // Buffer sampler tracks zlib streams); where it does not, native memory's window names it.
+  'native-leak': { kind: ['native', 'external'], site: /^\(anonymous\) .*native-leak\.js:/ },
   // A start-up burst of zlib streams, all but a few closed: ~300 MiB malloc keeps, flat. No leak; the
   // native-gap advice must come, saying flat (rising: false).
   'allocator-retention': { healthy: true, advice: ['native-gap'], rising: false },

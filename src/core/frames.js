@@ -6,7 +6,8 @@
 /**
  * @typedef {{fn:string, file:string, line:number}} SiteKey
  * @typedef {{file:string, line:number, fn?:string}} Via  the app's own frame that reached a library site
- * @typedef {SiteKey & {package?:string, through?:string, via?:Via}} Site  through: the package the app called, when another's code allocated
+ * @typedef {SiteKey & {package?:string, through?:string, via?:Via, resource?:string}} Site  through: the package the app called, when
+ *   another's code allocated; resource: what the site opened that holds the memory ('zlib Deflate')
  */
 
 /** A frame of code on disk (not node:, not internal/, not a builtin with no url). */
@@ -98,6 +99,8 @@ export function throughOf(library, entry) {
  */
 export function describeSite(s) {
   if (!s) return '';
+  // A resource (zlib streams left open) is said first: it is what holds the memory.
+  if (s.resource) return `${s.resource} streams opened at ${describeSite({ ...s, resource: undefined })}`;
   if (!s.package) return `${s.fn} (${s.file}:${s.line})`;
   const through = s.through ? `, through ${s.through}` : '';
   const via = s.via ? `, reached from ${s.via.file}:${s.via.line}` : '';

@@ -122,10 +122,10 @@ export function retainedSites(before, after, spanMs, { share = SITE_THRESHOLDS.s
     .filter((g) => g.d / sum >= share)
     .sort((a, b) => b.d - a.d)
     .slice(0, top)
-    .map(({ s, d }) => ({ fn: s.fn, file: s.file, line: s.line, ...(s.package ? { package: s.package } : {}), ...(s.through ? { through: s.through } : {}), ...(s.via ? { via: s.via } : {}), bytesPerMin: Math.round((d * 60_000) / spanMs), share: Math.round((d / sum) * 100) / 100 }));
+    .map(({ s, d }) => ({ fn: s.fn, file: s.file, line: s.line, ...(s.resource ? { resource: s.resource } : {}), ...(s.package ? { package: s.package } : {}), ...(s.through ? { through: s.through } : {}), ...(s.via ? { via: s.via } : {}), bytesPerMin: Math.round((d * 60_000) / spanMs), share: Math.round((d / sum) * 100) / 100 }));
 }
 
-const key = (s) => `${s.fn}\u0000${s.file}\u0000${s.line}`;
+const key = (s) => `${s.fn}\u0000${s.file}\u0000${s.line}\u0000${s.resource ?? ''}`;
 
 /**
  * Two flat profiles added site by site (the in-process profiler's segments), largest first, capped.

@@ -10,6 +10,14 @@
 // own modules call too (fs, streams). `new ArrayBuffer` and `new Uint8Array(n)` are not: wrapping
 // the global constructors would break `x.constructor === Uint8Array` in the app's libraries.
 // Installed only while external growth is suspected; stop() puts the originals back.
+//
+// zlib streams too: one never ended holds its zlib state (~270 KiB for a default deflate), which
+// Node counts partly as external memory and the rest as native. Every stream made by zlib's
+// create* factories while the sampler runs is recorded (they are few next to Buffers), weighed by
+// the state zlib's own formulas give, and leaves the table when it closes or is collected. So an
+// external or native rise from streams left open names the line that opens them, as a resource.
+import zlib from 'node:zlib';
+import { syncBuiltinESMExports } from 'node:module';
 import { classifyStack } from '../core/frames.js';
 import { isOurs } from './heap-profiler.js';
 import { packageVersion } from './package-version.js';
@@ -29,6 +37,7 @@ const MAX_SITES = 64;
 /** @param {{interval?:number, random?:() => number}} [o] */
 export function bufferSampler({ interval = SAMPLING_INTERVAL, random = Math.random } = {}) {
   const originals = new Map();
+  const zlibOriginals = new Map();
   const table = new Map(); // site key → {site, bytes, samples}
   let countdown = draw();
   let depth = 0; // Buffer.concat calls Buffer.allocUnsafe: one allocation, counted once
@@ -47,7 +56,10 @@ export function bufferSampler({ interval = SAMPLING_INTERVAL, random = Math.rand
   }
 
   function record(buf, n, wrapper) {
-    const weight = n / (1 - Math.exp(-n / interval));
+    track(buf, n / (1 - Math.exp(-n / interval)), wrapper, null);
+  }
+
+  function track(obj, weight, wrapper, resource) {
     const holder = {};
     const { stackTraceLimit, prepareStackTrace } = Error;
     let frames;
@@ -63,11 +75,11 @@ export function bufferSampler({ interval = SAMPLING_INTERVAL, random = Math.rand
     const c = classifyStack(frames, { ours: isOurs, cwd: process.cwd(), zeroBased: false });
     if (c?.ours) { ours += weight; return; }
     const site = c?.site ?? { fn: '(unknown)', file: '', line: 0 };
-    const key = `${site.fn}\u0000${site.file}\u0000${site.line}`;
+    const key = `${site.fn}\u0000${site.file}\u0000${site.line}\u0000${resource ?? ''}`;
     let e = table.get(key);
     if (!e) {
       if (table.size >= 4 * MAX_SITES) return; // an app with endless sites: the big ones are in already
-      const named = { ...site };
+      const named = resource ? { ...site, resource } : { ...site };
       if (c?.library) {
         const v = packageVersion(c.library.dir);
         named.package = v ? `${c.library.name}@${v}` : c.library.name;
@@ -81,7 +93,37 @@ export function bufferSampler({ interval = SAMPLING_INTERVAL, random = Math.rand
     }
     e.bytes += weight;
     e.samples++;
-    registry.register(buf, { key, weight });
+    const held = { key, weight };
+    registry.register(obj, held, held);
+    return held;
+  }
+
+  // A stream that closes leaves at once (its zlib state is freed then), not at a later GC.
+  function forget(held) {
+    if (!registry.unregister(held)) return;
+    const e = table.get(held.key);
+    if (!e) return;
+    e.bytes -= held.weight;
+    e.samples--;
+    if (e.samples <= 0) table.delete(held.key);
+  }
+
+  function wrapZlib(name, fn) {
+    const resource = `zlib ${name.slice('create'.length)}`;
+    return function tracked(...args) {
+      let stream;
+      depth++; // the stream's own output Buffer is part of its weight
+      try {
+        stream = fn.apply(this, args);
+      } finally {
+        depth--;
+      }
+      if (stream && typeof stream.once === 'function') {
+        const held = track(stream, zlibStateBytes(name, args[0]), tracked, resource);
+        if (held) stream.once('close', () => forget(held));
+      }
+      return stream;
+    };
   }
 
   function wrap(name, fn) {
@@ -119,11 +161,21 @@ export function bufferSampler({ interval = SAMPLING_INTERVAL, random = Math.rand
         originals.set(m, fn);
         Buffer[m] = wrap(m, fn);
       }
+      for (const m of ZLIB_FACTORIES) {
+        const fn = zlib[m];
+        if (typeof fn !== 'function') continue;
+        zlibOriginals.set(m, fn);
+        setFactory(m, wrapZlib(m, fn));
+      }
+      syncBuiltinESMExports(); // `import { createGzip } from 'node:zlib'` sees the wrapper too
     },
     /** Put the originals back and forget the table. */
     stop() {
       for (const [m, fn] of originals) Buffer[m] = fn;
       originals.clear();
+      for (const [m, fn] of zlibOriginals) setFactory(m, fn);
+      if (zlibOriginals.size) syncBuiltinESMExports();
+      zlibOriginals.clear();
       table.clear();
       startedAt = null;
       ours = 0;
@@ -144,6 +196,26 @@ export function bufferSampler({ interval = SAMPLING_INTERVAL, random = Math.rand
       return { startedAt, total: Math.round(total), ours: Math.round(ours), sites: sites.slice(0, MAX_SITES) };
     },
   };
+}
+
+// zlib defines its factories read-only but configurable: redefined, keeping the rest of the descriptor.
+const setFactory = (m, fn) => Object.defineProperty(zlib, m, { ...Object.getOwnPropertyDescriptor(zlib, m), value: fn });
+
+const ZLIB_FACTORIES = ['createDeflate', 'createInflate', 'createDeflateRaw', 'createInflateRaw', 'createGzip', 'createGunzip', 'createUnzip',
+  'createBrotliCompress', 'createBrotliDecompress', 'createZstdCompress', 'createZstdDecompress'];
+
+/**
+ * The memory one zlib stream holds, from zlib's own formulas (zconf.h): deflate
+ * 2^(windowBits+2) + 2^(memLevel+9), inflate 2^windowBits + 7 KiB, plus the output chunk. Brotli and
+ * zstd state depends on quality and window: a flat 1 MiB and 256 KiB, rough, for ranking sites.
+ */
+export function zlibStateBytes(factory, o = {}) {
+  const chunk = Number.isInteger(o?.chunkSize) ? o.chunkSize : 16 * 1024;
+  const windowBits = Number.isInteger(o?.windowBits) && o.windowBits > 0 ? o.windowBits : 15;
+  const memLevel = Number.isInteger(o?.memLevel) ? o.memLevel : 8;
+  if (/Brotli|Zstd/.test(factory)) return chunk + (/Compress/.test(factory) ? 1024 * 1024 : 256 * 1024);
+  if (/Deflate|Gzip/.test(factory)) return chunk + 2 ** (windowBits + 2) + 2 ** (memLevel + 9);
+  return chunk + 2 ** windowBits + 7 * 1024;
 }
 
 const isArrayBufferLike = (x) => x instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && x instanceof SharedArrayBuffer);

@@ -56,3 +56,29 @@ test.serial('Buffer.from over an ArrayBuffer allocates nothing and is not sample
   t.is(s.read().sites.length, 0, JSON.stringify(s.read().sites));
   t.is(views.length, 2);
 });
+
+const openStreams = [];
+function openDeflate(zlibMod) { const z = zlibMod.createDeflate(); openStreams.push(z); return z; }
+function deflateAndEnd(zlibMod) { const z = zlibMod.createGzip(); z.resume(); z.end('x'); return z; }
+
+test.serial('zlib streams left open are named by the line that opened them, as a resource; ended ones leave the table', async (t) => {
+  const zlibMod = (await import('node:zlib')).default;
+  const esm = await import('node:zlib'); // the ESM namespace: what `import { createInflate }` binds to
+  const original = zlibMod.createDeflate;
+  const s = bufferSampler();
+  s.start();
+  t.teardown(() => { s.stop(); for (const z of openStreams.splice(0)) z.close(); });
+  for (let i = 0; i < 20; i++) openDeflate(zlibMod);
+  const ended = Array.from({ length: 20 }, () => deflateAndEnd(zlibMod));
+  await Promise.all(ended.map((z) => new Promise((r) => z.once('close', r))));
+  openStreams.push(esm.createInflate());
+  const r = s.read();
+  const open = r.sites.find((x) => x.fn === 'openDeflate');
+  t.like(open, { resource: 'zlib Deflate', file: 'test/worker/buffer-sampler.test.js', samples: 20 }, JSON.stringify(r.sites));
+  t.true(open.bytes > 20 * 256 * 1024, `${open.bytes}: zlib's formula, ~272 KiB a default deflate`);
+  t.false(r.sites.some((x) => x.fn === 'deflateAndEnd'), 'a stream that closed is gone at once');
+  t.truthy(r.sites.find((x) => x.resource === 'zlib Inflate'));
+  s.stop();
+  t.is(zlibMod.createDeflate, original, 'stop puts zlib\'s factories back');
+  t.is(esm.createDeflate, original);
+});
