@@ -278,7 +278,8 @@ export function judge(run, { windowMs: w = windowMs, graceS = GRACE_S } = {}) {
   const verdicts = run.events.filter((e) => e.event === 'leak.warning' || (e.event === 'worker.recycle' && e.reason === 'leak'));
   const advice = run.events.filter((e) => e.event === 'worker.advice' && exp.advice?.includes(e.code));
   const first = [...recycles, ...verdicts, ...advice].sort((a, b) => ms(a) - ms(b))[0] ?? null;
-  const deadlineS = exp.healthy ? null : deadlineOf(exp, w, graceS);
+  // A leak that may be named as either of two kinds is held to the deadline of the kind it got.
+  const deadlineS = exp.healthy ? null : deadlineOf(first && kinds(exp).includes(first.kind) ? { ...exp, kind: first.kind } : exp, w, graceS);
   const atS = first && ready ? (ms(first) - ms(ready)) / 1000 : null;
   const falseVerdicts = exp.healthy ? verdicts.length : verdicts.filter((e) => !kinds(exp).includes(e.kind)).length;
   const site = first?.sites?.[0] ?? null;
