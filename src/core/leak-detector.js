@@ -144,11 +144,13 @@ export function detectLeak(window, { leak, limits, now, pollInterval = 1000, sta
   }
   const { kind, field, g: signal } = named;
   if ((kind === LEAK_KINDS.NATIVE || kind === LEAK_KINDS.RSS) && startedAt !== null && now - startedAt < T.settleMs) return null;
-  // Native memory that rose by no more than V8 gave back over the window (heapTotal's fall from its
-  // peak) may be V8's own pages, still resident after it shrank the heap: on Node 24 a healthy
-  // app's bursts (heapTotal 174 → 11 MiB) left native creeping 4.5 MiB/min for minutes
-  // (test/fixtures/series/real-node24-*.json). Named once it rises past what V8 released.
-  if (kind === LEAK_KINDS.NATIVE && signal.perSec * (windowMs / 1000) <= peakSince(samples, 'heapTotal', now - windowMs) - (lastValue(samples, 'heapTotal') ?? Infinity)) return null;
+  // Native memory, or RSS no part explains, that rose by no more than V8 gave back over the window
+  // (heapTotal's fall from its peak) may be V8's own pages, still resident after it shrank the heap:
+  // on Node 24 a healthy app's bursts (heapTotal 174 → 11 MiB) left native creeping 4.5 MiB/min for
+  // minutes (test/fixtures/series/real-node24-*.json), and with native vetoed the same cache app's
+  // RSS was named instead. Named once it rises past what V8 released.
+  if ((kind === LEAK_KINDS.NATIVE || kind === LEAK_KINDS.RSS)
+    && signal.perSec * (windowMs / 1000) <= peakSince(samples, 'heapTotal', now - windowMs) - (lastValue(samples, 'heapTotal') ?? Infinity)) return null;
 
   // The nearest limit this growth runs into: the tree's rss limit, or the part's own.
   const partLimit = kind === LEAK_KINDS.HEAP ? limits?.heapUsed : kind === LEAK_KINDS.NATIVE ? limits?.native : null;

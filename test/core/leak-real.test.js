@@ -138,3 +138,8 @@ for (const name of ['node24-burst', 'node24-lru-cap']) {
   });
 }
 
+
+test('no leak at any poll: node24-lru-cap with native unknown (RSS no part explains, under what V8 gave back)', (t) => {
+  const series = load('node24-lru-cap').map((s) => ({ ...s, native: null, external: null }));
+  t.deepEqual(verdicts(series, DEFAULTS).filter(({ v }) => v).map(({ el, v }) => `${v.kind} at ${Math.round(el / 1000)} s`), []);
+});
