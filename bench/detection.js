@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseDuration, parseRate } from '../src/units.js';
 import { request } from '../src/control/client.js';
-import { LEAK_THRESHOLDS } from '../src/core/leak-detector.js';
+import { LEAK_THRESHOLDS } from '../src/core/leak/leak-detector.js';
 import { freePort } from './lib/spawn.js';
 import { writeSection } from './lib/results.js';
 

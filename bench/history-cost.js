@@ -1,4 +1,4 @@
-// What the slot history (src/report/slot-history.js) costs the primary: each slot's rings filled
+// What the slot history (src/report/history/slot-history.js) costs the primary: each slot's rings filled
 // with a full 6 hours of 1 s polls (so both rings are full and wrap) and its event list filled
 // with leak warnings carrying three sites, at 8 and at 128 slots. Memory is measured, not
 // computed: the heap and array-buffer growth after a full GC, in a fresh child process per fleet
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { EventEmitter } from 'node:events';
 import { benchArgs } from './lib/args.js';
 import { publish, table } from './lib/results.js';
-import { createSlotHistory, MAX_EVENTS, MAX_MARKS, FINE_SPAN_MS, COARSE_MS, COARSE_SPAN_MS } from '../src/report/slot-history.js';
+import { createSlotHistory, MAX_EVENTS, MAX_MARKS, FINE_SPAN_MS, COARSE_MS, COARSE_SPAN_MS } from '../src/report/history/slot-history.js';
 import { EVENTS } from '../src/constants.js';
 
 const HOURS = 6;

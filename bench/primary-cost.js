@@ -13,12 +13,12 @@ import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
 import { startNodesup, freePort, cleanupAll, scratch, delay } from './lib/spawn.js';
 import { cpuMeter, rss, childrenOf } from './lib/proc.js';
-import { pollGroups } from '../src/primary/tick.js';
+import { pollGroups } from '../src/primary/tick/tick.js';
 import { fx, mib, mean, max, slope } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 import { validateConfig } from '../src/config/validate.js';
 import { parseDuration } from '../src/units.js';
-import { sampleHistoryMs } from '../src/primary/pool.js';
+import { sampleHistoryMs } from '../src/primary/lifecycle/pool.js';
 
 const opts = benchArgs({
   counts: { type: 'string' }, window: { type: 'string' }, settle: { type: 'string' }, soak: { type: 'string' },

@@ -18,7 +18,7 @@ const RUNS = Number(opts.runs ?? (opts.quick ? 1 : 5));
 const APP = path.join(ROOT, 'examples/leaky-server/server.js');
 const LIMIT_S = 120;
 
-/** The primary's /bin/sh child (src/primary/orphan-guard.js), or null. */
+/** The primary's /bin/sh child (src/primary/lifecycle/orphan-guard.js), or null. */
 function guardOf(primaryPid) {
   return childrenOf(primaryPid).find((p) => {
     try { return fs.readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'sh'; } catch { return false; }

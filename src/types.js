@@ -75,7 +75,7 @@ export {};
  * @property {number|null} delayP99     ms
  * @property {number|null} requests     cumulative requests served
  * @property {number|null} handles      active handles/resources
- * @property {Record<string, number>|null} [fdKinds]  fds by what they are (core/fd-kinds.js), when the agent read them
+ * @property {Record<string, number>|null} [fdKinds]  fds by what they are (core/sites/fd-kinds.js), when the agent read them
  * @property {Record<string, number>|null} [childCommands]  children by command line, on the agent's full reads
  * @property {boolean} agent            whether the agent answered this poll
  */

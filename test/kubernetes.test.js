@@ -2,7 +2,7 @@
 // every manifest parses, the grace period covers the drain, the probes hit nodesup's endpoints,
 // and every flag they pass to `nodesup start` exists. No cluster, no Docker: files only.
 import test from 'ava';
-import { KILL_GRACE_MS } from '../src/primary/recycler.js';
+import { KILL_GRACE_MS } from '../src/primary/recycle/recycler.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { validateConfig } from '../src/config/validate.js';
 import { resolveWorkers } from '../src/config/load.js';
-import { resolveTotalLimit } from '../src/core/policy.js';
+import { resolveTotalLimit } from '../src/core/policy/policy.js';
 import { ROOT, BIN } from './helpers/cli.js';
 
 const K8S = path.join(ROOT, 'examples/kubernetes');

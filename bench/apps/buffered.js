@@ -4,7 +4,7 @@
 // suspicion starts it. GET /mem, memoryUsage(); GET /table times one read of the sampler's table.
 //   PORT, MODE: off | wrapped | sampling
 import http from 'node:http';
-import { bufferSampler } from '../../src/worker/buffer-sampler.js';
+import { bufferSampler } from '../../src/worker/sites/buffer-sampler.js';
 
 const mode = process.env.MODE ?? 'off';
 const sampler = mode === 'off' ? null : bufferSampler(mode === 'wrapped' ? { interval: Infinity } : {}); // wrapped: the statics wrapped, nothing ever sampled

@@ -4,7 +4,7 @@
 // read and flattened, as a confirmation point does) and reports its size; GET /mem, memoryUsage().
 //   PORT, MODE: off | sampling (profiler alone) | sites (profiler + precise coverage, as nodesup runs it)
 import http from 'node:http';
-import { heapProfiler } from '../../src/worker/heap-profiler.js';
+import { heapProfiler } from '../../src/worker/sites/heap-profiler.js';
 
 const mode = process.env.MODE ?? 'off';
 const profiler = mode === 'off' ? null : heapProfiler({ deopt: mode === 'sites' });

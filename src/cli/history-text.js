@@ -1,11 +1,11 @@
 // `nodesup history` for people: each slot's rss over the kept full-resolution span, as the status
-// view draws it (report/chart.js), with its recycles marked. Scripts use --json.
-import { lineChart, formatSpan } from '../report/chart.js';
-import { bucketMax } from '../report/series-ring.js';
-import { markOf } from '../report/status-detail.js';
+// view draws it (report/status/chart.js), with its recycles marked. Scripts use --json.
+import { lineChart, formatSpan } from '../report/status/chart.js';
+import { bucketMax } from '../report/history/series-ring.js';
+import { markOf } from '../report/status/status-detail.js';
 import { formatBytes } from '../units.js';
 
-/** Text of a history document (report/history-doc.js) at `width` columns. */
+/** Text of a history document (report/history/history-doc.js) at `width` columns. */
 export function formatHistory(doc, { width = 80, height = 12 } = {}) {
   const out = [];
   for (const s of doc.slots ?? []) {

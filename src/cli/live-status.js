@@ -1,11 +1,11 @@
-// `nodesup status` at a terminal: the live view of src/report/status-screen.js, attached to a
+// `nodesup status` at a terminal: the live view of src/report/status/status-screen.js, attached to a
 // running supervisor through one reused control connection. The screen polls `status` on it while
 // an action (a reload takes a few seconds per slot) waits for its reply on the same socket: replies
 // carry request ids, so a slow `reload` never holds a snapshot back.
 import { connect } from '../control/client.js';
-import { runStatusScreen } from '../report/status-screen.js';
+import { runStatusScreen } from '../report/status/status-screen.js';
 import { EXIT, NodesupError } from '../errors.js';
-export { recycleOutcome, reloadOutcome } from '../report/action-outcome.js';
+export { recycleOutcome, reloadOutcome } from '../report/status/action-outcome.js';
 
 // A snapshot answers in milliseconds; the screen gives up on its own after failAfterMs anyway.
 const STATUS_TIMEOUT_MS = 5000;

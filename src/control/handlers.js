@@ -1,6 +1,6 @@
 // What the control socket (and the --tui keys) can ask of a running supervisor.
 import { inspectWorker } from '../primary/inspect.js';
-import { historyDocument } from '../report/history-doc.js';
+import { historyDocument } from '../report/history/history-doc.js';
 
 /** Handlers for startControlServer, bound to one supervisor. */
 export function controlHandlers(sup) {

@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { countAnonMappings } from '../proc/memory.js';
 import { readCgroup, readMemAvailable } from '../proc/cgroup.js';
-import { snapshotRoom } from '../core/fit.js';
-import { workerTrend, stepOf, gcShare, scavenger, nativeRising } from '../core/worker-trend.js';
-import { detectLeak } from '../core/leak-detector.js';
-import { advise } from '../core/advice.js';
+import { snapshotRoom } from '../core/policy/fit.js';
+import { workerTrend, stepOf, gcShare, scavenger, nativeRising } from '../core/forecast/worker-trend.js';
+import { detectLeak } from '../core/leak/leak-detector.js';
+import { advise } from '../core/policy/advice.js';
 import { adviceText } from '../report/advice-words.js';
 
 const worded = (list) => list.map((a) => ({ ...a, message: adviceText(a) }));
@@ -20,7 +20,7 @@ const worded = (list) => list.map((a) => ({ ...a, message: adviceText(a) }));
  * The inspect report of the worker serving in `slot`.
  * @param {object} o
  * @param {{current:any}[]} o.slots
- * @param {import('./pool.js').Pool} o.pool
+ * @param {import('./lifecycle/pool.js').Pool} o.pool
  * @param {import('../types.js').Config} o.config
  * @param {number|null} o.cgroupLimit
  * @param {() => number} o.now

@@ -2,7 +2,7 @@
 // demand (a scrape, a status request), never from the poll tick.
 import { STATES } from '../constants.js';
 import { readCgroupMemoryCurrent } from '../proc/cgroup.js';
-import { workerTrend } from '../core/worker-trend.js';
+import { workerTrend } from '../core/forecast/worker-trend.js';
 
 const HISTORY_POINTS = 60;
 // The fleet view's sparkline: the slot's rss across its workers, the max of each 5 s.
@@ -12,13 +12,13 @@ export const TRAIL = Object.freeze({ points: 60, rangeMs: 5 * 60_000, series: ['
  * @param {object} o
  * @param {import('../types.js').Config} o.config
  * @param {{slot:number, current:any}[]} o.slots
- * @param {import('./pool.js').WorkerHandle[]} o.handles  every live worker
+ * @param {import('./lifecycle/pool.js').WorkerHandle[]} o.handles  every live worker
  * @param {number} o.now @param {number} o.startedAt
  * @param {number|null} o.totalLimit @param {number|null} o.cgroupLimit
- * @param {ReturnType<import('../report/history.js').createHistory>} o.history
+ * @param {ReturnType<import('../report/history/history.js').createHistory>} o.history
  * @param {import('../core/duration-ring.js').DurationRing} o.pollStats
  * @param {boolean} o.stopping
- * @param {ReturnType<import('../report/slot-history.js').createSlotHistory>} [o.slotHistory]
+ * @param {ReturnType<import('../report/history/slot-history.js').createSlotHistory>} [o.slotHistory]
  * @param {(h:object) => object|null} [o.leakOf]  the latest leak named in a worker: kind, rate, sites or types
  * @returns {import('../types.js').Snapshot}
  */

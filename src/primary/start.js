@@ -35,7 +35,7 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
   let metrics = null;
   if (config.metrics) {
     // prom-client is ~12 MiB of the primary's RSS: loaded only when metrics are on.
-    const { createMetrics, startMetricsServer } = await import('../report/metrics.js');
+    const { createMetrics, startMetricsServer } = await import('../report/metrics/metrics.js');
     metrics = createMetrics({ getSnapshot: () => sup.snapshot(), events: sup.events, name: config.name, recycleCounter: sup.history.recycles });
     try {
       metricsServer = await startMetricsServer({ metrics, host: config.metrics.host, port: config.metrics.port, isReady: () => sup.isReady() });
@@ -64,7 +64,7 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
 // any stop. The screen ends when the supervisor is done, or first when the user quits (q, Ctrl-C in
 // raw mode) or the terminal goes away, and then it asks for the same drain.
 async function runTui(sup) {
-  const { runStatusScreen } = await import('../report/status-screen.js');
+  const { runStatusScreen } = await import('../report/status/status-screen.js');
   const handlers = controlHandlers(sup);
   try {
     await runStatusScreen({

@@ -4,30 +4,30 @@
 // exit-report the exit events and OOM reading, the tick loop the poll schedule.
 import { EventEmitter } from 'node:events';
 import { ADVICE, EVENTS, SPAWN_CAUSES } from '../constants.js';
-import { resolveTotalLimit } from '../core/policy.js';
-import { newPolicyState } from '../core/decide.js';
-import { knownLeak } from '../core/slot-story.js';
+import { resolveTotalLimit } from '../core/policy/policy.js';
+import { newPolicyState } from '../core/policy/decide.js';
+import { knownLeak } from '../core/leak/slot-story.js';
 import { DurationRing } from '../core/duration-ring.js';
 import { readCgroup, readOomKills, memoryHeadroom } from '../proc/cgroup.js';
-import { Pool } from './pool.js';
-import { sampler } from './poller.js';
-import { Recycler } from './recycler.js';
-import { runTick } from './tick.js';
-import { TickLoop } from './tick-loop.js';
-import { HeapProber } from './heap-prober.js';
-import { Inbox } from './inbox.js';
-import { CrashRestarts } from './crash-restarts.js';
-import { ExitReport } from './exit-report.js';
-import { ManualRecycles } from './manual-recycles.js';
+import { Pool } from './lifecycle/pool.js';
+import { sampler } from './tick/poller.js';
+import { Recycler } from './recycle/recycler.js';
+import { runTick } from './tick/tick.js';
+import { TickLoop } from './tick/tick-loop.js';
+import { HeapProber } from './recycle/heap-prober.js';
+import { Inbox } from './tick/inbox.js';
+import { CrashRestarts } from './lifecycle/crash-restarts.js';
+import { ExitReport } from './lifecycle/exit-report.js';
+import { ManualRecycles } from './recycle/manual-recycles.js';
 import { reloadConfig } from './config-reload.js';
 import { buildSnapshot } from './snapshot.js';
-import { guardPool } from './orphan-guard.js';
-import { drainAll } from './shutdown.js';
-import { watchStarts } from './starts.js';
-import { resizeSlots } from './scale.js';
-import { startRealtime } from './realtime.js';
-import { createHistory } from '../report/history.js';
-import { createSlotHistory } from '../report/slot-history.js';
+import { guardPool } from './lifecycle/orphan-guard.js';
+import { drainAll } from './recycle/shutdown.js';
+import { watchStarts } from './lifecycle/starts.js';
+import { resizeSlots } from './lifecycle/scale.js';
+import { startRealtime } from './realtime/realtime.js';
+import { createHistory } from '../report/history/history.js';
+import { createSlotHistory } from '../report/history/slot-history.js';
 
 export class Supervisor {
   /**

@@ -1,7 +1,7 @@
 // Child processes by command, from /proc/<pid>/cmdline: read by the agent for its own children on
 // a full read (one small read per child), so a children leak is named by what the children are.
 import fs from 'node:fs';
-import { commandOf } from '../core/child-commands.js';
+import { commandOf } from '../core/sites/child-commands.js';
 
 /** Count pids by their command line ({"node -e …": 6}); pids gone since the listing are left out. */
 export function countCommands(pids) {

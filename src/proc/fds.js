@@ -5,7 +5,7 @@
 // pool), parsed in slices with a turn of the loop between, and only for the worker's own inodes.
 import fs from 'node:fs';
 import { setImmediate as turn } from 'node:timers/promises';
-import { countFdKinds, parseTcp, parseUnix } from '../core/fd-kinds.js';
+import { countFdKinds, parseTcp, parseUnix } from '../core/sites/fd-kinds.js';
 
 const SLICE = 512 * 1024; // characters of table parsed per turn of the event loop (~7 ms)
 
@@ -50,7 +50,7 @@ export async function readSockets(pid, only) {
   return sockets;
 }
 
-/** pid's fds counted by what they are (core/fd-kinds.js countFdKinds), or null off Linux. */
+/** pid's fds counted by what they are (core/sites/fd-kinds.js countFdKinds), or null off Linux. */
 export async function fdKinds(pid) {
   const links = readFdLinks(pid);
   if (links === null) return null;

@@ -1,4 +1,4 @@
-// The words of every advice code, made once: core/advice.js and core/fit.js give a code and the facts
+// The words of every advice code, made once: core/policy/advice.js and core/policy/fit.js give a code and the facts
 // behind it; this says them, each line at most 120 characters, with the fix to try.
 import { ADVICE } from '../constants.js';
 import { formatBytes } from '../units.js';

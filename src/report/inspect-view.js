@@ -3,9 +3,9 @@
 // report's shape is src/primary/inspect.js's; anything unknown prints as '-'. Its findings are worded
 // here, once, from the report's data, so that they agree with each other.
 import { formatBytes, formatDuration } from '../units.js';
-import { clean, paint, truncate, wrap } from './ansi.js';
+import { clean, paint, truncate, wrap } from './status/ansi.js';
 import { adviceText } from './advice-words.js';
-import { describeSite } from '../core/frames.js';
+import { describeSite } from '../core/sites/frames.js';
 
 const WIDTH = 100; // the CLI's, and the most any line is wrapped to
 const MIN = 60;

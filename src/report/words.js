@@ -3,11 +3,11 @@
 // message can never contradict the fields beside it.
 import { EVENTS, LEAK_KINDS, MEMORY_REASONS, REASONS } from '../constants.js';
 import { formatBytes, formatDuration } from '../units.js';
-import { clean } from './ansi.js';
-import { growthPerMinute } from './status-columns.js';
-import { describeHandles } from '../core/handle-trend.js';
+import { clean } from './status/ansi.js';
+import { growthPerMinute } from './status/status-columns.js';
+import { describeHandles } from '../core/leak/handle-trend.js';
 import { adviceText } from './advice-words.js';
-import { describeSite } from '../core/frames.js';
+import { describeSite } from '../core/sites/frames.js';
 
 /**
  * A recycle's reason and numbers: "rss 300 MiB > 256 MiB". A predictive recycle replaced the worker
@@ -64,7 +64,7 @@ const WORDS = {
   [EVENTS.CONFIG_INVALID]: (f) => `config not reloaded, the running one stays: ${f.error}`,
 };
 
-// What kept a forced worker alive, when the agent could tell (primary/held-by.js asks it):
+// What kept a forced worker alive, when the agent could tell (primary/recycle/held-by.js asks it):
 // "held by 3 open requests (oldest GET /socket.io/ 9.8 s), 1 upgraded socket".
 function heldBy(held) {
   if (!held) return '';

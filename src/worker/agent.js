@@ -12,16 +12,16 @@ import { readMemory, countFds } from '../proc/memory.js';
 import { fdKinds } from '../proc/fds.js';
 import { countCommands } from '../proc/cmdline.js';
 import { hooks, runShutdownHooks } from './hooks.js';
-import { watchThreads } from './threads.js';
-import { heapProfiler } from './heap-profiler.js';
-import { bufferSampler } from './buffer-sampler.js';
-import { confirm } from './confirm.js';
+import { watchThreads } from './sample/threads.js';
+import { heapProfiler } from './sites/heap-profiler.js';
+import { bufferSampler } from './sites/buffer-sampler.js';
+import { confirm } from './sites/confirm.js';
 import { fullGc } from './full-gc.js';
-import { longLived } from './long-lived.js';
-import { heldTable } from './held.js';
+import { longLived } from './drain/long-lived.js';
+import { heldTable } from './drain/held.js';
 import { isSticky, stickyWorker, reportSession } from './sticky.js';
-import { loopDelay } from './loop-delay.js';
-import { cpuWait } from './cpu-wait.js';
+import { loopDelay } from './sample/loop-delay.js';
+import { cpuWait } from './sample/cpu-wait.js';
 
 const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
 const GC_SETTLE_MS = 50;

@@ -1,4 +1,4 @@
-// The worker's half of balance: 'sticky' (the primary's is primary/balancer.js). The app calls
+// The worker's half of balance: 'sticky' (the primary's is primary/realtime/balancer.js). The app calls
 // server.listen(port) as always; the agent tells the primary, which opens that port itself, and
 // lets the server listen through cluster on an ephemeral loopback port nobody connects to: the
 // worker becomes ready and is drained the way cluster does it. Connections then come over IPC

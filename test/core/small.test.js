@@ -1,8 +1,8 @@
 import test from 'ava';
 import { restartDelay, crashesInWindow, shouldGiveUp } from '../../src/core/backoff.js';
-import { planRecycles } from '../../src/core/recycle-plan.js';
+import { planRecycles } from '../../src/core/policy/recycle-plan.js';
 import { canTransition, transition } from '../../src/core/worker-state.js';
-import { SampleWindow } from '../../src/core/sample-window.js';
+import { SampleWindow } from '../../src/core/forecast/sample-window.js';
 
 const restart = { initialDelay: 100, maxDelay: 30_000, maxCrashes: 3, crashWindow: 60_000 };
 
@@ -36,7 +36,7 @@ test('planRecycles: a memory verdict is not held behind the room while the headr
 });
 
 test('memoryRoom: half the headroom in fresh workers (the smallest a serving worker has been), none when unknown', async (t) => {
-  const { memoryRoom } = await import('../../src/core/recycle-plan.js');
+  const { memoryRoom } = await import('../../src/core/policy/recycle-plan.js');
   const MiB = 1024 * 1024;
   const w = (...rss) => ({ window: { samples: rss.map((r, i) => ({ t: i, rss: r * MiB, treeRss: r * MiB })) } });
   const fleet = [w(50, 120, 150), w(60, 140), w(55)];

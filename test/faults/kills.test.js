@@ -33,7 +33,7 @@ test('a worker SIGKILLed from outside, twice: each kill is an event, counted in 
 });
 
 // A worker only notices the primary's death through its IPC channel closing, which a blocked event
-// loop never processes: the orphan guard (src/primary/orphan-guard.js) SIGKILLs it after its grace.
+// loop never processes: the orphan guard (src/primary/lifecycle/orphan-guard.js) SIGKILLs it after its grace.
 test('SIGKILL of the primary while a worker is blocked: that worker and its child exit too, and so does the orphan guard', async (t) => {
   const port = await freePort();
   const run = start(t, [faultApp('spin-on-request.js'), '-w', '2', '--metrics', 'false'], { env: { PORT: String(port), SPIN_CHILD: '1' } });

@@ -109,7 +109,7 @@ export function alive(pid) {
   }
 }
 
-/** The orphan guard of a primary: its child running /bin/sh (src/primary/orphan-guard.js). */
+/** The orphan guard of a primary: its child running /bin/sh (src/primary/lifecycle/orphan-guard.js). */
 export function guardsOf(primaryPid) {
   return childrenOf(primaryPid).filter((p) => {
     try {

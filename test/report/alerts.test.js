@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { testWith } from '../helpers/tools.js';
-import { createMetrics } from '../../src/report/metrics.js';
+import { createMetrics } from '../../src/report/metrics/metrics.js';
 import { RULES, TARGET, prometheusRule } from '../../examples/prometheus/prometheusrule.js';
 import { MiB, snapshot, slotView } from './fake-snapshot.js';
 

@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import { spawnSync } from 'node:child_process';
 import YAML from 'yaml';
 import { testWith } from '../helpers/tools.js';
-import { createMetrics } from '../../src/report/metrics.js';
+import { createMetrics } from '../../src/report/metrics/metrics.js';
 import { MiB, snapshot, slotView } from './fake-snapshot.js';
 
 const FILE = new URL('../../examples/grafana/nodesup-dashboard.json', import.meta.url);

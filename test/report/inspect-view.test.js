@@ -3,7 +3,7 @@
 // '-', and findings that agree with each other.
 import test from 'ava';
 import { inspectText, renderInspect } from '../../src/report/inspect-view.js';
-import { visibleWidth } from '../../src/report/ansi.js';
+import { visibleWidth } from '../../src/report/status/ansi.js';
 
 const MiB = 1024 * 1024;
 const T = 1_795_320_655_102;

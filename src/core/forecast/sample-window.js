@@ -1,0 +1,76 @@
+// A bounded, time-ordered history of one worker's samples. The policies and the trend maths read
+// it; the poller pushes into it. Bounded by age and by count, so a long-lived worker costs the same
+// memory as a young one.
+
+/** @typedef {import('../../types.js').Sample} Sample */
+
+export class SampleWindow {
+  /** @param {{maxAgeMs:number, maxSamples?:number}} opts */
+  constructor({ maxAgeMs, maxSamples = 4096 }) {
+    this.maxAgeMs = maxAgeMs;
+    this.maxSamples = maxSamples;
+    /** @type {Sample[]} */
+    this.samples = [];
+  }
+
+  /** Add the newest sample and drop what fell out of the window. */
+  push(sample) {
+    const s = this.samples;
+    s.push(sample);
+    const oldest = sample.t - this.maxAgeMs;
+    let drop = 0;
+    while (drop < s.length - 1 && (s[drop].t < oldest || s.length - drop > this.maxSamples)) drop++;
+    if (drop > 0) s.splice(0, drop);
+  }
+
+  /** The newest sample, or null. */
+  last() {
+    return this.samples.length ? this.samples[this.samples.length - 1] : null;
+  }
+
+  /** Index of the first sample with t >= since (samples.length when none): a binary search, as
+   * the decision asks this of a 10-minute window for every worker on every tick. */
+  indexSince(since) {
+    const s = this.samples;
+    let lo = 0;
+    let hi = s.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (s[mid].t < since) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Samples with t >= since, oldest first (a new array). */
+  since(since) {
+    return this.samples.slice(this.indexSince(since));
+  }
+
+  /** Non-null values of one field, oldest first, as [t, value] pairs. */
+  series(field, since = -Infinity) {
+    const out = [];
+    for (const s of this.samples) if (s.t >= since && s[field] !== null && s[field] !== undefined) out.push([s.t, s[field]]);
+    return out;
+  }
+
+  /** Change per ms of a cumulative field (gcMs, requests) since `since`, or null when unknown. */
+  rateOf(field, since) {
+    const s = this.samples;
+    let first = null;
+    for (let i = this.indexSince(since); i < s.length; i++) if (s[i][field] != null) { first = s[i]; break; }
+    const last = this.last();
+    if (!first || !last || last[field] == null || last.t <= first.t || last[field] < first[field]) return null;
+    return (last[field] - first[field]) / (last.t - first.t);
+  }
+
+  /** Time span covered, ms (0 with fewer than two samples). */
+  span() {
+    const s = this.samples;
+    return s.length < 2 ? 0 : s[s.length - 1].t - s[0].t;
+  }
+
+  get size() {
+    return this.samples.length;
+  }
+}

@@ -1,0 +1,177 @@
+// A suspected heap leak, confirmed with full GCs instead of waiting two leak windows. The polled
+// post-GC floor only raises a suspicion (a scavenge leaves old-generation garbage behind, so it
+// wanders). The heap after a *full* GC is what the app retains: a few of those points, some seconds
+// apart, tell a leak (rises steadily) from a sawtooth (flat), a step (one jump), and a warm-up or a
+// cache filling to its cap (rises ever slower). Pure: points in, decisions out.
+import { growth, linearTrend } from '../forecast/trend.js';
+import { retainedSites } from '../sites/heap-sites.js';
+import { LEAK_KINDS } from '../../constants.js';
+
+/**
+ * @typedef {object} ConfirmPoint  the heap after one full GC (protocol KIND.CONFIRM reply)
+ * @property {number} at  ms @property {number} heapAfter  bytes
+ * @property {boolean} forced  false: a full GC the worker ran by itself, reused
+ * @property {number|null} pauseMs  the forced GC's pause
+ * @property {import('../sites/heap-sites.js').FlatProfile|null} sites
+ * @property {string|null} [profiler]  why there are no sites
+ * @property {number|null} [externalAfter]  external bytes after the GC, its freed backing stores released
+ * @property {import('../sites/heap-sites.js').FlatProfile|null} [buffers]  retained Buffer bytes by site (the Buffer sampler)
+ */
+
+export const CONFIRM = Object.freeze({
+  spacingMs: 20_000, // between two points of one worker: a leak of 1 MiB/min rises 0.33 MiB in it
+  suspectMs: 30_000, // the floor's trend is read over this much history
+  suspectMinMs: 15_000, // and needs at least this much of it, from readiness on
+  suspect: 0.5, // × leak.minGrowth: the floor's trend that raises a suspicion
+  points: 4, // points a verdict needs (three intervals: one step cannot pass for a ramp)
+  maxPoints: 8, // the verdict reads the newest this many
+  r2: 0.9,
+  // × leak.minGrowth the fitted rate must reach: over a minute or two of points a leak at exactly
+  // minGrowth reads ±10 % (heap-leak-late at 1 MiB/min read 0.96 with its first interval short).
+  rate: 0.9,
+  interval: 0.25, // each interval must rise at this share of the fitted rate: no plateau, no step
+  steady: 0.7, // the newer half must rise at this share of the older half's rate: warm-ups slow down
+  refute: 0.25, // × minGrowth: two points rising slower than this end the suspicion
+  holdMs: 60_000, // after a suspicion ended, no new one for this long
+  budgetMs: 10 * 60_000, // forced GC pauses over this span …
+  budgetShare: 0.01, // … may take at most this share of it (6 s in 10 min)
+});
+
+const C = CONFIRM;
+
+/**
+ * @typedef {{since:number|null, heldUntil:number, confirmedAt:number|null, external?:boolean, heap?:boolean}} ConfirmState  per
+ *   worker, in the policy state; what the episode suspects: external memory (the Buffer sampler runs), the heap (the heap profiler runs)
+ */
+export const newConfirmState = () => ({ since: null, heldUntil: 0, confirmedAt: null, external: false });
+
+/**
+ * What to do about one worker's heap this tick: a confirmation point ('probe'), end a suspicion
+ * ('stop'), or nothing (null). Also returns the worker's next ConfirmState.
+ * @param {{window: import('../forecast/sample-window.js').SampleWindow, readyAt:number|null, startedAt:number, points?:ConfirmPoint[]}} w
+ * @param {ConfirmState} st
+ * @param {number} now
+ * @param {{minGrowth:number, pollInterval:number}} o
+ * @returns {{state: ConfirmState, action: 'probe'|'stop'|null}}
+ */
+export function confirmStep(w, st, now, { minGrowth, pollInterval, spacingMs = C.spacingMs }) {
+  const points = episode(w.points, st);
+  const last = points.at(-1);
+  if (st.since !== null) {
+    // Two points that barely rise end it: a sawtooth or a flat heap (and external memory), not a leak.
+    const prev = points.at(-2);
+    if (last && prev && !rises(prev, last, 'heapAfter', minGrowth) && !(st.external && rises(prev, last, 'externalAfter', minGrowth))) {
+      return { state: { ...newConfirmState(), heldUntil: now + C.holdMs }, action: 'stop' };
+    }
+    // External growth seen once a heap suspicion runs: the Buffer sampler joins in.
+    if (!st.external && !st.confirmedAt && externalSuspected(w, now, minGrowth, pollInterval)) st = { ...st, external: true };
+    if (st.heap === false && !st.confirmedAt && suspected(w, now, minGrowth, pollInterval)) st = { ...st, heap: true };
+    if (last && now - last.at < Math.max(spacingMs, 2 * pollInterval)) return { state: st, action: null };
+    if (!withinBudget(w.points ?? [], now)) return { state: st, action: null };
+    return { state: st, action: 'probe' };
+  }
+  if (now < st.heldUntil) return { state: st, action: null };
+  const heap = suspected(w, now, minGrowth, pollInterval);
+  const external = externalSuspected(w, now, minGrowth, pollInterval);
+  if (!heap && !external) return { state: st, action: null };
+  if (!withinBudget(w.points ?? [], now)) return { state: st, action: null };
+  return { state: { since: now, heldUntil: 0, confirmedAt: null, external, heap }, action: 'probe' };
+}
+
+// Whether a field rose between two points at the refute rate or faster; a point without it did not.
+function rises(a, b, field, minGrowth) {
+  if (typeof a[field] !== 'number' || typeof b[field] !== 'number') return false;
+  return (b[field] - a[field]) / ((b.at - a.at) / 1000) >= C.refute * minGrowth;
+}
+
+function suspected(w, now, minGrowth, pollInterval, field = null) {
+  const since = Math.max(now - C.suspectMs, (w.readyAt ?? w.startedAt) + 2 * pollInterval);
+  if (now - since < C.suspectMinMs) return false;
+  const f = field ?? (w.window.last()?.heapFloor != null ? 'heapFloor' : 'heapUsed');
+  const g = growth(w.window, f, { now, windowMs: now - since, bucketMs: Math.max(2 * pollInterval, 5000) });
+  return g !== null && g.spanMs >= C.suspectMinMs && g.perSec >= C.suspect * minGrowth;
+}
+
+// Polled external memory only raises a suspicion: on Node 24+ short-lived Buffers may wait for a
+// major GC, so it saws upward without a leak. The judgement is on points after a full GC.
+const externalSuspected = (w, now, minGrowth, pollInterval) => suspected(w, now, minGrowth, pollInterval, 'external');
+
+function withinBudget(points, now) {
+  let spent = 0;
+  for (const p of points) if (p.forced && now - p.at <= C.budgetMs) spent += p.pauseMs ?? 0;
+  return spent < C.budgetShare * C.budgetMs;
+}
+
+/** The points of the current suspicion only. */
+export function episode(points, st) {
+  if (!points?.length || st.since === null) return [];
+  const since = st.since;
+  const out = [];
+  // A full GC the worker ran by itself just before may be the first point.
+  for (const p of points) if (p.at >= since - C.spacingMs) out.push(p);
+  return out;
+}
+
+/**
+ * A confirmed heap leak from the current suspicion's points, or null:
+ * { kind:'heap', growthBytesPerSec, r2, windowMs, sites, confirm: {points, forced, maxPauseMs, pauseMs} }.
+ * @param {ConfirmPoint[]} allPoints @param {ConfirmState} st @param {number} minGrowth
+ */
+export function confirmedLeak(allPoints, st, minGrowth) {
+  const found = confirmedRise(allPoints, st, { kind: LEAK_KINDS.HEAP, field: 'heapAfter', profile: 'sites', minGrowth });
+  if (!found) return null;
+  const { last, confirm, ...verdict } = found;
+  return { ...verdict, sitesUnavailable: last.profiler ?? null, heapAfterGc: last.heapAfter, confirm };
+}
+
+/**
+ * What a heap and an external verdict share: the current suspicion's points fitted on `field`
+ * (heapAfter, externalAfter), the sites retained between the first and the last point that carry
+ * a `profile` (sites, buffers), and the summary of the GCs taken. `last` is the newest point.
+ */
+export function confirmedRise(allPoints, st, { kind, field, profile, minGrowth }) {
+  const points = episode(allPoints, st).slice(-C.maxPoints);
+  const fit = steadyRise(points, field, minGrowth);
+  if (!fit) return null;
+  const first = points.find((p) => p[profile]);
+  const last = points.findLast((p) => p[profile]);
+  return {
+    kind,
+    field: `${field}Gc`,
+    growthBytesPerSec: fit.slope,
+    r2: fit.r2,
+    confidence: fit.r2,
+    windowMs: points.at(-1).at - points[0].at,
+    sites: first && last && first !== last ? retainedSites(first[profile], last[profile], last.at - first.at) : null,
+    confirm: confirmSummary(points),
+    last: points.at(-1),
+  };
+}
+
+/**
+ * The fit of a field over the points when it rises as a leak does (enough points, the rate, r²,
+ * each interval rising, the newer half not slower than the older), else null.
+ * @param {ConfirmPoint[]} points @param {string} field @param {number} minGrowth
+ */
+export function steadyRise(points, field, minGrowth) {
+  const pts = points.filter((p) => typeof p[field] === 'number');
+  if (pts.length < C.points) return null;
+  const fit = linearTrend(pts.map((p) => [p.at, p[field]]));
+  if (!fit || fit.slope < C.rate * minGrowth || fit.r2 < C.r2) return null;
+  const rate = (a, b) => (b[field] - a[field]) / ((b.at - a.at) / 1000);
+  for (let i = 1; i < pts.length; i++) if (rate(pts[i - 1], pts[i]) < C.interval * fit.slope) return null;
+  const half = pts.length >> 1;
+  if (rate(pts[pts.length - 1 - half], pts[pts.length - 1]) < C.steady * rate(pts[0], pts[half])) return null;
+  return fit;
+}
+
+/** How the points were taken: how many, how many GCs forced, their pauses. */
+export function confirmSummary(points) {
+  const forced = points.filter((p) => p.forced);
+  return {
+    points: points.length,
+    forcedGcs: forced.length,
+    maxPauseMs: forced.length ? Math.max(...forced.map((p) => p.pauseMs ?? 0)) : null,
+    pauseMs: Math.round(forced.reduce((a, p) => a + (p.pauseMs ?? 0), 0) * 10) / 10,
+  };
+}

@@ -1,0 +1,273 @@
+// The decide step of a poll tick: (policy state, the serving workers' histories, now) →
+// (policy state', verdicts, notices). Pure: it logs nothing and writes nothing on the workers.
+// What it must remember between ticks (when a worker first went over, which warnings were
+// given, the slot's streak of young workers over a limit) lives in the state it returns.
+import { ADVICE, EVENTS, LEAK_KINDS, MEMORY_REASONS, REASONS } from '../../constants.js';
+import { evaluateWorker, evaluateFleet, baselineHold, predictCrossing } from './policy.js';
+import { detectLeak } from '../leak/leak-detector.js';
+import { advise } from './advice.js';
+import { workerTrend, gcShare, scavenger, nativeRising } from '../forecast/worker-trend.js';
+import { overcommit } from './fit.js';
+import { confirmStep, confirmedLeak } from '../leak/heap-confirm.js';
+import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
+import { gcMinIntervalMs, risingFast } from './gc-recheck.js';
+import { hotPoll } from '../forecast/hot-poll.js';
+import { profileProbe, profileNext, slotNotice } from '../leak/slot-story.js';
+import { detectHandleLeak, describeHandles } from '../leak/handle-trend.js';
+import { projectTimeToLimit } from '../forecast/trend.js';
+import { memoryOf } from '../forecast/memory-of.js';
+import { confirmedExternalLeak } from '../leak/external-leak.js';
+
+/**
+ * @typedef {object} WorkerPolicy  what the policy remembers of one worker
+ * @property {number|null} firstOverAt  when it first went over a memory limit
+ * @property {number|null} firstOverValue
+ * @property {boolean} baselineWarned   limit.below-baseline already said
+ * @property {number|null} leakWarnedAt  last leak.warning
+ * @property {import('../leak/heap-confirm.js').ConfirmState} confirm  a suspected heap leak being confirmed
+ * @property {object|null} [leak]  the latest leak found in it (explainLeak, and when): for status and inspect
+ * @property {number|null} lastGcAt   when it last had a full GC before a recycle (outcomes.js)
+ * @property {number|null} missedAt   when a predicted crossing of it last did not come
+ * @property {import('../leak/heap-confirm.js').ConfirmPoint[]} points  its heap after full GCs, newest last
+ *
+ * @typedef {object} PolicyState
+ * @property {{streak:number, heldUntil:number}[]} slots  per slot: consecutive young workers over a
+ *   limit, and a failed recycle's cooldown (judged for nothing until then, remembered still)
+ * @property {Record<number, WorkerPolicy>} workers  by worker id (never pid: pids are reused), serving workers only
+ * @property {string[]} advised         advice codes already given (once per supervisor run)
+ *
+ * @typedef {object} WorkerView  one serving worker, as the decision sees it
+ * @property {number} id @property {number} slot @property {number} pid
+ * @property {number} startedAt @property {number} readyAt @property {number} lastReplyAt
+ * @property {number} jitterDraw
+ * @property {import('../forecast/sample-window.js').SampleWindow} window
+ *
+ * @typedef {{level:'info'|'warn'|'error', fields:{event:string}&object}} Notice  data: the report
+ *   layer words it (report/words.js, report/advice-words.js)
+ * @typedef {{slot:number, pid:number, reason:string, value:number|null, limit:number|null, kind?:string, trend?:object}} Verdict
+ * @typedef {{slot:number, pid:number, point:boolean, profile:boolean}} Probe  a confirmation point to take, with the
+ *   retained sites while the leak is unconfirmed; point false ends the suspicion
+ */
+
+/** A fresh policy state for `slots` slots. */
+export function newPolicyState(slots) {
+  return { slots: Array.from({ length: slots }, newSlotPolicy), workers: {}, advised: [] };
+}
+
+/**
+ * Judge every serving worker and the fleet.
+ * @param {PolicyState} state
+ * @param {WorkerView[]} workers  the current, ready worker of each slot
+ * @param {number} now
+ * @param {{config: import('../../types.js').Config, totalLimit: number|null, cgroupLimit: number|null, startupMs?: number|null, only?: Set<number>|null}} ctx
+ *   startupMs: how long the app's workers took to become ready lately (for predictive replacement);
+ *   only: the pids just sampled, when a tick polled a group of the workers: the others are
+ *   remembered as they are and judged on their own group's tick (the fleet is judged every tick)
+ * @returns {{state: PolicyState, verdicts: Verdict[], notices: Notice[], probes: Probe[], pollMs: number|null}}
+ *   pollMs: the next tick sooner than the poll interval, while a worker rises toward its limit (hot-poll.js)
+ */
+export function decide(state, workers, now, ctx) {
+  const { config } = ctx;
+  // The slot table follows the configured worker count (a config reload may resize it).
+  const next = {
+    slots: Array.from({ length: config.workers ?? state.slots.length }, (_, i) => ({ ...(state.slots[i] ?? newSlotPolicy()) })),
+    workers: {}, advised: [...state.advised],
+  };
+  const verdicts = [];
+  const notices = [];
+  const probes = [];
+  for (const w of workers) {
+    const mine = { ...(state.workers[w.id] ?? newWorkerPolicy()) };
+    next.workers[w.id] = mine;
+    const slotState = next.slots[w.slot] ??= newSlotPolicy();
+    if (now < slotState.heldUntil || (ctx.only && !ctx.only.has(w.id))) continue;
+    adviceNotices(w, now, ctx, next.advised, notices);
+    const probe = confirmProbe(w, mine, now, config) ?? profileProbe(w, mine, now, config);
+    if (probe) probes.push(probe);
+    slotNotice(w, slotState, notices);
+    const v = workerVerdict(w, mine, slotState, now, config, notices) ?? prediction(w, mine, now, ctx);
+    if (v) verdicts.push(withGc({ slot: w.slot, pid: w.pid, id: w.id, trend: workerTrend(w, config, now), ...v, profileNext: profileNext(v, slotState) }, mine, now, config, w.window));
+  }
+  fitNotice(workers, ctx, next.advised, notices);
+  const fleet = evaluateFleet(workers.map((w) => ({ slot: w.slot, sample: w.window.last() })), ctx.totalLimit);
+  if (fleet && !verdicts.some((v) => v.slot === fleet.slot)) {
+    const w = workers.find((x) => x.slot === fleet.slot);
+    verdicts.push(withGc({ pid: w?.pid ?? null, id: w?.id ?? null, ...fleet }, w ? next.workers[w.id] : null, now, config));
+  }
+  return { state: next, verdicts, notices, probes, pollMs: hotPoll(workers, now, config) };
+}
+
+// DESIGN §4 step 2: a memory verdict first tries a full GC, at most once a gcMinIntervalMs per
+// worker. A predicted crossing is met by a ready replacement, not a GC that would only delay it;
+// so is a worker rising fast, whose growth a GC cannot undo while it waits for one (risingFast).
+function withGc(v, mine, now, config, window = null) {
+  const gcFirst = Boolean(config.gcBeforeRecycle) && !v.predictive && MEMORY_REASONS.has(v.reason)
+    && now - (mine?.lastGcAt ?? -Infinity) >= gcMinIntervalMs(config)
+    && !(window && risingFast(window, v, now));
+  return { ...v, gcFirst };
+}
+
+// A rising heap floor is confirmed (or not) with full GCs; once confirmed, a point a minute keeps
+// the verdict current at a third of the cost, and the profiler stops: the sites are known.
+function confirmProbe(w, mine, now, config) {
+  if (!config.leak) return null;
+  const view = { window: w.window, readyAt: w.readyAt, startedAt: w.startedAt, points: mine.points };
+  const { state, action } = confirmStep(view, mine.confirm, now, {
+    minGrowth: config.leak.minGrowth, pollInterval: config.pollInterval, spacingMs: mine.confirm.confirmedAt ? 60_000 : undefined,
+  });
+  mine.confirm = state;
+  if (!action) return null;
+  return {
+    slot: w.slot, pid: w.pid, id: w.id, point: action === 'probe', profile: action === 'probe' && !state.confirmedAt && state.heap !== false,
+    buffers: action === 'probe' && !state.confirmedAt && Boolean(state.external),
+  };
+}
+
+// Predictive replacement. A prediction that did not come true (its spare was retired) is not
+// tried again for this long, so a worker that rises and levels off costs one spare, not one a tick.
+const PREDICT_AGAIN_MS = 60_000;
+
+function prediction(w, mine, now, { config, startupMs = null }) {
+  if (!config.recycle.predictive || (mine.missedAt != null && now - mine.missedAt < PREDICT_AGAIN_MS)) return null;
+  return predictCrossing(w.window, config.limits.rss, now, { startupMs, pollInterval: config.pollInterval, readyAt: w.readyAt });
+}
+
+// A limit first (a memory verdict may be held back when the limit sits below the app's baseline),
+// then a leak.
+function workerVerdict(w, mine, slotState, now, config, notices) {
+  const v = evaluateWorker(w, config, now);
+  if (v && MEMORY_REASONS.has(v.reason)) {
+    if (mine.firstOverAt === null) {
+      mine.firstOverAt = now;
+      mine.firstOverValue = v.value;
+    }
+    const hold = baselineHold({ readyAt: w.readyAt, firstOverAt: mine.firstOverAt, firstOverValue: mine.firstOverValue, value: v.value }, slotState, now, {
+      pollInterval: config.pollInterval, baseGraceMs: Math.max(30_000, 10 * config.pollInterval), maxGraceMs: 30 * 60_000,
+    });
+    if (hold.hold) {
+      if (!mine.baselineWarned) {
+        mine.baselineWarned = true;
+        notices.push({
+          level: 'warn',
+          fields: { event: EVENTS.LIMIT_BELOW_BASELINE, slot: w.slot, pid: w.pid, reason: v.reason, value: v.value, limit: v.limit, holdMs: hold.graceMs },
+        });
+      }
+      return null;
+    }
+    slotState.streak = hold.young ? slotState.streak + 1 : 0;
+    return v;
+  }
+  if (v) return v;
+  return leakVerdict(w, mine, now, config, notices);
+}
+
+// A leak recycles (action 'recycle') or is said once per leak window (action 'warn'). A leak found
+// early (confirmed by full GCs, or handles climbing) is said at once; with action 'recycle' the
+// worker goes once it has leaked for a whole leak window, or sooner when a limit is nearer than that.
+function leakVerdict(w, mine, now, config, notices) {
+  const { leak, limits, pollInterval } = config;
+  if (!leak) return null;
+  // Warm-up (caches filling after start) must not read as a leak: judged from readiness on.
+  const startedAt = w.readyAt ?? w.startedAt;
+  let found = detectLeak(w.window, { leak, limits, now, pollInterval, startedAt });
+  let early = false;
+  if (!found) {
+    found = confirmedHeapLeak(w, mine, limits, leak.minGrowth)
+      ?? confirmedExternalLeak(mine.points, mine.confirm, { minGrowth: leak.minGrowth, rssLimit: limits?.rss ?? null, treeRss: memoryOf(w.window.last()) })
+      ?? detectHandleLeak(w.window, { now, startedAt });
+    if (!found) return null;
+    early = true;
+    if (found.kind === LEAK_KINDS.HEAP || found.kind === LEAK_KINDS.EXTERNAL) mine.confirm = { ...mine.confirm, confirmedAt: mine.confirm.confirmedAt ?? now };
+  }
+  const explained = explainLeak(found);
+  mine.leak = { at: now, ...explained };
+  const ripe = !early || now - startedAt >= leak.window || (found.projectedLimitInSec != null && found.projectedLimitInSec * 1000 <= leak.window);
+  if (leak.action === 'warn' || !ripe) {
+    if (mine.leakWarnedAt === null || now - mine.leakWarnedAt >= leak.window) {
+      mine.leakWarnedAt = now;
+      notices.push({
+        level: 'warn',
+        fields: { event: EVENTS.LEAK_WARNING, slot: w.slot, pid: w.pid, ...explained },
+      });
+    }
+    return null;
+  }
+  if (found.kind === LEAK_KINDS.HANDLES) {
+    return { reason: REASONS.LEAK, kind: found.kind, value: found.growthPerSec, limit: null, ...explained };
+  }
+  return {
+    reason: REASONS.LEAK, kind: found.kind, value: Math.round(found.growthBytesPerSec), limit: Math.round(leak.minGrowth),
+    ...(found.sites ? { sites: found.sites } : {}), ...(found.confirm ? { confirm: found.confirm } : {}), ...(found.commands ? { commands: found.commands } : {}),
+    trend: { field: found.field, growthBytesPerSec: explained.growthBytesPerSec, r2: round2(found.r2), windowMs: found.windowMs, projectedLimitInSec: explained.projectedLimitInSec },
+  };
+}
+
+function confirmedHeapLeak(w, mine, limits, minGrowth) {
+  const found = confirmedLeak(mine.points, mine.confirm, minGrowth);
+  if (!found) return null;
+  const last = w.window.last();
+  const projected = [
+    projectTimeToLimit(found.heapAfterGc, found.growthBytesPerSec, limits?.heapUsed ?? null),
+    projectTimeToLimit(memoryOf(last), found.growthBytesPerSec, limits?.rss ?? null),
+  ].filter((x) => x !== null);
+  return { ...found, projectedLimitInSec: projected.length ? Math.min(...projected) : null };
+}
+
+/**
+ * The fields every leak verdict carries, in events and in inspect: kind, rate, fit, time to the
+ * limit, and what is known of where: the retaining sites (heap), the growing types (handles), and
+ * how the heap leak was confirmed (full GCs, their pauses).
+ */
+export function explainLeak(found) {
+  const out = {
+    kind: found.kind,
+    growthBytesPerSec: found.kind === LEAK_KINDS.HANDLES ? null : Math.round(found.growthBytesPerSec),
+    projectedLimitInSec: found.projectedLimitInSec === null || found.projectedLimitInSec === undefined ? null : Math.round(found.projectedLimitInSec),
+    confidence: round2(found.confidence ?? found.r2 ?? 0),
+    r2: round2(found.r2 ?? 0),
+  };
+  if (found.kind === LEAK_KINDS.HANDLES) Object.assign(out, { growthPerSec: found.growthPerSec, types: found.types, summary: describeHandles(found.types) });
+  if (found.sites) out.sites = found.sites;
+  else if (found.sitesUnavailable) out.sitesUnavailable = found.sitesUnavailable;
+  if (found.confirm) out.confirm = found.confirm;
+  if (found.commands) out.commands = found.commands;
+  return out;
+}
+
+// Advice is re-checked every tick (it is a few comparisons on the newest sample) and each code
+// is said once per supervisor run.
+function adviceNotices(w, now, ctx, advised, notices) {
+  const last = w.window.last();
+  if (!last) return;
+  // The newest sample with the GC rates on top: a view of it, not a copy of its forty fields.
+  const sample = Object.assign(Object.create(last), { gcShare: gcShare(w.window, now), ...scavenger(w.window, now) });
+  // Fitted only when advice asks (a worker with a large native gap), and not once the advice was
+  // said (once per run): not a fit per worker per tick.
+  Object.defineProperty(sample, 'nativeRising', { get: () => (advised.includes(ADVICE.NATIVE_GAP) ? undefined : nativeRising(w.window, now)) });
+  for (const a of advise(sample, { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit })) {
+    if (advised.includes(a.code)) continue;
+    advised.push(a.code);
+    notices.push({ level: 'warn', fields: { event: EVENTS.ADVICE, slot: w.slot, pid: w.pid, ...a } });
+  }
+}
+
+// Once per run, as soon as a worker has told its V8 heap limit: do the workers fit in the container?
+function fitNotice(workers, ctx, advised, notices) {
+  if (advised.includes(ADVICE.OVERCOMMIT) || !ctx.cgroupLimit) return;
+  let heapLimit = null;
+  let nativeBaseline = null;
+  for (const w of workers) {
+    const last = w.window.last();
+    if (last?.heapLimit) heapLimit = Math.max(heapLimit ?? 0, last.heapLimit);
+    if (last?.native != null) nativeBaseline = Math.min(nativeBaseline ?? Infinity, last.native);
+  }
+  if (heapLimit === null) return;
+  advised.push(ADVICE.OVERCOMMIT);
+  const { limits, workers: count } = ctx.config;
+  const found = overcommit({ workers: count, cgroupLimit: ctx.cgroupLimit, rssLimit: limits.rss, heapLimit, nativeBaseline, totalRss: limits.totalRss });
+  if (found) notices.push({ level: 'warn', fields: { event: EVENTS.ADVICE, ...found } });
+}
+
+function round2(x) {
+  return Math.round(x * 100) / 100;
+}

@@ -1,0 +1,66 @@
+// Whether the workers fit in the container's memory, and what to lower when the kernel's OOM killer
+// says they did not. Pure: numbers in, advice out ({code, ...facts}, worded by report/advice-words.js)
+// or null; unknown inputs give none.
+import { ADVICE } from '../../constants.js';
+import { formatBytes } from '../../units.js';
+
+const MiB = 1024 * 1024;
+// What a worker may take of the container at most, so the primary and the kernel keep some room.
+const HEADROOM = 0.9;
+
+/**
+ * The over-commit warning (DESIGN §3a `overcommit`): workers × V8 heap limit (plus a measured native
+ * baseline), or workers × limits.rss, exceeds the container's memory limit.
+ * @param {{workers:number, cgroupLimit:number|null, rssLimit:number|null, heapLimit:number|null, nativeBaseline:number|null, totalRss:object|null}} o
+ * @returns {{code:'overcommit', need:number, limit:number}&object|null}
+ */
+export function overcommit({ workers, cgroupLimit, rssLimit, heapLimit, nativeBaseline, totalRss = null }) {
+  if (!cgroupLimit || !(workers > 0)) return null;
+  const share = Math.floor((cgroupLimit * HEADROOM) / workers);
+  const totalRssSet = Boolean(totalRss);
+  if (rssLimit !== null && rssLimit !== undefined && workers * rssLimit > cgroupLimit) {
+    return { code: ADVICE.OVERCOMMIT, by: 'rss', need: workers * rssLimit, limit: cgroupLimit, workers, rssLimit, share, totalRssSet };
+  }
+  if (heapLimit) {
+    const need = workers * (heapLimit + (nativeBaseline ?? 0));
+    if (need > cgroupLimit) {
+      const oldSpaceMb = Math.max(16, Math.floor((share - (nativeBaseline ?? 0)) / MiB));
+      return { code: ADVICE.OVERCOMMIT, by: 'heap', need, limit: cgroupLimit, workers, heapLimit, nativeBaseline: nativeBaseline ?? null, oldSpaceMb, totalRssSet };
+    }
+  }
+  return null;
+}
+
+/**
+ * Advice after the kernel's OOM killer ended a worker: which limit to lower so that nodesup
+ * recycles the worker before the kernel kills it.
+ * @param {{slot:number, lastRss:number|null, rssLimit:number|null, cgroupLimit:number|null, workers:number}} o
+ */
+export function oomAdvice({ slot, lastRss, rssLimit, cgroupLimit, workers }) {
+  const base = { code: ADVICE.OOM_KILL, slot, lastRss: lastRss || null, cgroupLimit: cgroupLimit || null, workers };
+  if (!cgroupLimit) return { ...base, fix: 'below-machine' };
+  const share = Math.floor((cgroupLimit * HEADROOM) / workers);
+  if (rssLimit === null || rssLimit === undefined || rssLimit > share) return { ...base, fix: 'lower-rss', share };
+  return { ...base, fix: 'together' };
+}
+
+/**
+ * Whether a heap snapshot of a worker can be taken without risking the pod: V8 builds the snapshot
+ * in the worker's memory (about the heap's size again) and writes a file about as large.
+ * @param {{heapUsed:number|null, memoryHeadroom:number|null, diskFree:number|null}} o
+ *   memoryHeadroom: bytes before the container's limit (or MemAvailable on a host); diskFree: bytes
+ * @returns {{ok:true, need:number}|{ok:false, need:number, why:string}}
+ */
+export function snapshotRoom({ heapUsed, memoryHeadroom, diskFree }) {
+  // Measured on V8 12/13: a snapshot peaks at 1–1.5× the used heap in the worker, and its file is
+  // ~1–2× the used heap. The larger ends, so a refusal errs on the side of the pod.
+  const need = Math.ceil((heapUsed ?? 0) * 1.5);
+  if (heapUsed === null) return { ok: false, need, why: 'the worker has not reported its heap yet' };
+  if (memoryHeadroom !== null && memoryHeadroom < need) {
+    return { ok: false, need, why: `it needs ~${formatBytes(need)} of memory and only ${formatBytes(Math.max(0, memoryHeadroom))} is left before the memory limit` };
+  }
+  if (diskFree !== null && diskFree < 2 * heapUsed) {
+    return { ok: false, need, why: `the file needs ~${formatBytes(2 * heapUsed)} and only ${formatBytes(diskFree)} is free on its disk` };
+  }
+  return { ok: true, need };
+}

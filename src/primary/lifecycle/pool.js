@@ -1,0 +1,167 @@
+// Forks workers into stable slots and keeps its own registry of every live worker process:
+// cluster drops a worker from cluster.workers at disconnect while its process lives on, and a
+// drained worker must still be waited for and, if need be, killed.
+// The pool forks, wires and talks to the workers; what the primary knows of each one (its record)
+// and which worker serves each slot are kept, and written, by worker-records.js, which it extends.
+import cluster from 'node:cluster';
+import { SPAWN_CAUSES, STATES } from '../../constants.js';
+import { KIND, message, isOurs } from '../../protocol.js';
+import { SampleWindow } from '../../core/forecast/sample-window.js';
+import { startTime } from '../../proc/memory.js';
+import { WorkerRecords } from './worker-records.js';
+import { routeWorkerOutput } from '../app-output.js';
+
+const AGENT_URL = new URL('../../worker/agent.js', import.meta.url).href;
+const STDERR_TAIL_BYTES = 4096;
+
+/** @typedef {import('./worker-records.js').WorkerHandle} WorkerHandle */
+
+export class Pool extends WorkerRecords {
+  /**
+   * @param {{config: import('../../types.js').Config, now?: () => number, output?: Parameters<typeof routeWorkerOutput>[0]|null}} o
+   * `output`: where the workers' stdout and stderr go, line by line; null leaves them on the primary's own fds.
+   */
+  constructor({ config, now = Date.now, output = null }) {
+    super({ now });
+    this.config = config;
+    this.output = output;
+    this.seq = 0;
+    /** Set by the parts that need it in every worker forked (NODESUP_BALANCE: primary/realtime/realtime.js). */
+    this.workerEnv = {};
+    this.configure(config);
+    this.resize(config.workers);
+  }
+
+  /** Settings for the workers forked from now on (a config reload); running workers keep theirs. */
+  configure(config) {
+    this.config = config;
+    cluster.setupPrimary({
+      exec: config.script,
+      args: config.args,
+      execArgv: [...config.nodeArgs, '--import', AGENT_URL],
+      stdio: ['ignore', this.output ? 'pipe' : 'inherit', 'pipe', 'ipc'],
+      cwd: process.cwd(),
+    });
+    this.windowMs = sampleHistoryMs(config);
+  }
+
+  /**
+   * Fork a worker into `slot`; it is 'spawning' until it listens or calls ready(). A first start
+   * or a restart serves the slot at once; a replacement only once promote()d. Emits 'spawn'.
+   * `profile`: the agent runs the sampling heap profiler from its start.
+   */
+  spawn(slot, cause = SPAWN_CAUSES.INITIAL, { profile = false } = {}) {
+    const worker = cluster.fork({
+      ...this.config.env, ...this.workerEnv, NODESUP_SLOT: String(slot), NODESUP_NAME: this.config.name,
+      // The slot's last worker was recycled for memory: its replacement names what it retains from birth.
+      ...(profile ? { NODESUP_PROFILE: '1' } : {}),
+    });
+    const now = this.now();
+    /** @type {WorkerHandle} */
+    const h = {
+      id: this.nextId(), slot, worker, pid: worker.process.pid, state: STATES.SPAWNING,
+      startedAt: now, readyAt: null, lastReplyAt: now, helloAt: null, facts: null,
+      window: new SampleWindow({ maxAgeMs: this.windowMs, maxSamples: Math.ceil(this.windowMs / this.config.pollInterval) + 8 }),
+      jitterDraw: Math.random(), retiring: null, drainStartedAt: null, forced: false, notReady: false,
+      tree: [], procStart: startTime(worker.process.pid), stderrTail: '', probe: { polls: 0, pssBase: null },
+      pending: new Map(),
+    };
+    this.#wire(h);
+    this.add(h, { serve: cause !== SPAWN_CAUSES.REPLACE });
+    this.emit('spawn', h, cause);
+    return h;
+  }
+
+  /** @type {WeakMap<object, (ready: boolean) => void>} settles a starting worker's whenReady() */
+  #started = new WeakMap();
+  /** @type {WeakMap<object, Promise<boolean>>} */
+  #startOutcome = new WeakMap();
+
+  #wire(h) {
+    const { worker } = h;
+    this.#startOutcome.set(h, new Promise((resolve) => this.#started.set(h, resolve)));
+    h.exited = new Promise((resolve) => {
+      worker.on('exit', (code, signal) => {
+        for (const p of h.pending.values()) { clearTimeout(p.timer); p.resolve(null); }
+        h.pending.clear();
+        const wasCurrent = this.remove(h); // * -> EXITED
+        this.#started.get(h)?.(false);
+        const info = { code, signal, wasCurrent };
+        this.emit('exit', h, info);
+        resolve(info);
+      });
+    });
+    worker.on('error', () => { /* IPC write after exit: the exit handler owns the outcome */ });
+    const tail = (chunk) => { h.stderrTail = (h.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES); };
+    if (this.output) routeWorkerOutput(this.output, h.slot, worker.process.stdout, worker.process.stderr, tail);
+    else worker.process.stderr?.on('data', (chunk) => { process.stderr.write(chunk); tail(chunk); });
+    worker.on('listening', () => this.#ready(h));
+    worker.process.on('internalMessage', (msg) => {
+      if (!isOurs(msg)) return;
+      if (msg.kind === KIND.REPLY) {
+        const p = h.pending.get(msg.id);
+        if (!p) return;
+        h.pending.delete(msg.id);
+        clearTimeout(p.timer);
+        this.noteReply(h, this.now());
+        p.resolve(msg.ok ? msg.result : null);
+      } else if (msg.kind === KIND.HELLO) {
+        const { cmd, v, kind, ...facts } = msg;
+        this.noteHello(h, facts, this.now());
+      } else if (msg.kind === KIND.READY) this.#ready(h);
+    });
+  }
+
+  #ready(h) {
+    if (h.state !== STATES.SPAWNING) return;
+    const readyAt = this.now();
+    this.markReady(h, readyAt); // SPAWNING -> READY
+    this.#started.get(h)?.(true);
+    this.emit('ready', h);
+  }
+
+  /** Resolves true once h is ready, false on timeout or exit first. */
+  whenReady(h, timeoutMs) {
+    if (h.state === STATES.READY) return Promise.resolve(true);
+    if (h.state !== STATES.SPAWNING) return Promise.resolve(false);
+    // One promise per worker, not a pool listener per waiter: 128 workers starting at once would
+    // otherwise be 128 'ready' listeners (and a MaxListenersExceededWarning).
+    let timer;
+    const timeout = new Promise((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
+    return Promise.race([this.#startOutcome.get(h), timeout]).finally(() => clearTimeout(timer));
+  }
+
+  /** Ask h's agent something; resolves with the result, or null on timeout, error or exit. */
+  request(h, kind, fields, timeoutMs) {
+    if (h.helloAt === null || !h.worker.isConnected()) return Promise.resolve(null);
+    const id = ++this.seq;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { h.pending.delete(id); resolve(null); }, timeoutMs);
+      h.pending.set(id, { resolve, timer });
+      try {
+        h.worker.process.send(message(kind, { id, ...fields }));
+      } catch {
+        clearTimeout(timer);
+        h.pending.delete(id);
+        resolve(null);
+      }
+    });
+  }
+
+  /** Tell h's agent to drain, then disconnect it: it stops accepting and finishes what it has. */
+  disconnect(h) {
+    if (h.worker.isConnected()) {
+      // Long-lived connections are closed over a spread well inside killTimeout, so their clients
+      // reconnect to the other workers a few at a time and no kill is needed.
+      const closeWithinMs = Math.min(5000, Math.max(0, this.config.recycle.killTimeout / 4));
+      try { h.worker.process.send(message(KIND.DRAIN, { id: 0, closeWithinMs })); } catch { /* exiting */ }
+      h.worker.disconnect();
+    }
+  }
+
+}
+
+/** How long each worker's sample history reaches back: a leak window and a quarter, at least 10 min. */
+export function sampleHistoryMs(config) {
+  return Math.max(config.leak ? config.leak.window * 1.25 : 0, 10 * 60_000);
+}

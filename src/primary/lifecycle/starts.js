@@ -1,0 +1,25 @@
+// Every start of a worker, told on the event stream (worker.spawn, worker.ready), and the start-up
+// of a first start or a restart held to readyTimeout: one that never becomes ready is killed, and
+// its exit is a crash like any other. A replacement's start-up is the recycler's to judge.
+import { EVENTS, SPAWN_CAUSES, STATES } from '../../constants.js';
+
+/**
+ * @param {object} o
+ * @param {import('./pool.js').Pool} o.pool
+ * @param {import('../recycle/recycler.js').Recycler} o.recycler  kills a start that is not ready in time
+ * @param {(level:string, fields:object) => void} o.report
+ * @param {() => number} o.readyTimeout  read at each start (a reload may change it)
+ * @param {() => boolean} o.isStopping
+ */
+export function watchStarts({ pool, recycler, report, readyTimeout, isStopping }) {
+  pool.on('spawn', (h, cause) => {
+    report('info', { event: EVENTS.WORKER_SPAWN, slot: h.slot, pid: h.pid, cause });
+    if (cause === SPAWN_CAUSES.REPLACE) return;
+    pool.whenReady(h, readyTimeout()).then((ok) => {
+      if (!ok && h.state === STATES.SPAWNING && !isStopping()) recycler.forceKill(h, { notReady: true });
+    });
+  });
+  pool.on('ready', (h) => {
+    report('info', { event: EVENTS.WORKER_READY, slot: h.slot, pid: h.pid, startupMs: h.readyAt - h.startedAt });
+  });
+}

@@ -1,0 +1,103 @@
+// balance: 'sticky'. The primary accepts the app's connections itself and hands each one to a
+// worker, as @socket.io/sticky's setupMaster does, with the app unchanged: its server.listen(port)
+// is turned by the agent (worker/sticky.js) into a LISTEN message, and the primary opens that port.
+// A connection is read up to its first chunk, routed (core/sticky-route.js), and sent with those
+// bytes over the worker's IPC channel. An engine.io session's requests go to the worker that holds
+// it, even while that worker drains (a poll sent elsewhere gets HTTP 400 "Session ID unknown");
+// anything else goes to its client's slot, to the worker serving there, never to a draining one.
+// A replaced slot's clients thus reach the replacement.
+import cluster from 'node:cluster';
+import net from 'node:net';
+import { STATES } from '../../constants.js';
+import { KIND, message, isOurs } from '../../protocol.js';
+import { routingFacts, pickSlot } from '../../core/sticky-route.js';
+
+const FIRST_CHUNK_TIMEOUT_MS = 60_000; // Node's headersTimeout: a client that never speaks is dropped
+
+/**
+ * @param {object} o
+ * @param {{current: any}[]} o.slots  the supervisor's slots; `current` is the worker serving each
+ * @param {string|null} o.header  lower-case header naming the client (a proxy in front), or null
+ * @param {(level: string, fields: object, msg?: string) => void} o.report
+ * @returns {{close: () => void, sessions: Map<string, import('node:cluster').Worker>}}
+ */
+export function startBalancer({ slots, header, report }) {
+  /** @type {Map<string, net.Server>} one server per address the app listens on, `host:port` */
+  const servers = new Map();
+  /** @type {Map<string, import('node:cluster').Worker>} engine.io session id → the worker holding it */
+  const sessions = new Map();
+  let closed = false;
+
+  const serving = (i) => {
+    const h = slots[i]?.current;
+    return Boolean(h && h.state === STATES.READY && h.worker.isConnected());
+  };
+
+  const route = (head, socket) => {
+    const { sid, client } = routingFacts(head, header);
+    const owner = sid ? sessions.get(sid) : undefined;
+    if (owner?.isConnected()) return owner;
+    const slot = pickSlot(client ?? socket.remoteAddress ?? '', slots.length, serving);
+    return slot === null ? null : slots[slot].current.worker;
+  };
+
+  const accept = (key) => (socket) => {
+    socket.on('error', () => {});
+    socket.setTimeout(FIRST_CHUNK_TIMEOUT_MS, () => socket.destroy());
+    socket.once('data', (chunk) => {
+      // Stop reading at once: bytes read here after the hand-off would be lost to the worker.
+      socket.pause();
+      socket._handle?.readStop?.();
+      let data = chunk;
+      for (let more; (more = socket.read()) !== null;) data = Buffer.concat([data, more]);
+      socket.setTimeout(0);
+      const worker = route(data.toString('latin1'), socket);
+      if (!worker) return socket.destroy();
+      try {
+        worker.process.send(message(KIND.CONNECTION, { key, data: data.toString('base64') }), socket, { keepOpen: false }, (err) => { if (err) socket.destroy(); });
+      } catch {
+        socket.destroy();
+      }
+    });
+    socket.resume();
+  };
+
+  const listen = (worker, { key, port, host, backlog }) => {
+    if (closed || servers.has(key)) return;
+    const server = net.createServer({ pauseOnConnect: true }, accept(key));
+    servers.set(key, server);
+    server.on('error', (err) => {
+      servers.delete(key);
+      report('error', { code: err.code, port, host: host ?? null, error: err.message },
+        `balance 'sticky': cannot listen on ${host ?? '*'}:${port} (${err.code}); the app gets no connections there`);
+    });
+    server.listen({ port, host, backlog });
+  };
+
+  const onMessage = (worker) => (msg) => {
+    if (!isOurs(msg)) return;
+    if (msg.kind === KIND.LISTEN) listen(worker, msg);
+    else if (msg.kind === KIND.SESSION) {
+      if (msg.open) sessions.set(msg.sid, worker);
+      else if (sessions.get(msg.sid) === worker) sessions.delete(msg.sid);
+    }
+  };
+  const onFork = (worker) => worker.process.on('internalMessage', onMessage(worker));
+  const onExit = (worker) => {
+    for (const [sid, w] of sessions) if (w === worker) sessions.delete(sid);
+  };
+  cluster.on('fork', onFork);
+  cluster.on('exit', onExit);
+
+  return {
+    sessions,
+    /** Stop accepting (a stop of nodesup): connections already handed off finish in their workers. */
+    close() {
+      closed = true;
+      for (const s of servers.values()) s.close();
+      servers.clear();
+      cluster.off('fork', onFork);
+      cluster.off('exit', onExit);
+    },
+  };
+}

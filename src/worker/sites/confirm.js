@@ -1,0 +1,44 @@
+// The agent's answer to a confirmation probe (protocol KIND.CONFIRM): the heap, and external
+// memory, after a full GC, with the samplers' retained sites while a leak is suspected.
+import v8 from 'node:v8';
+import { performance } from 'node:perf_hooks';
+import { fullGc } from '../full-gc.js';
+
+const GC_SETTLE_MS = 50;
+
+/**
+ * One confirmation point of a suspected heap or external leak: the heap after a full GC, and (with
+ * `profile`) the retained allocations by site; with `buffers`, external memory after two, and the
+ * Buffer sampler's retained sites. A full GC the worker ran by itself within `reuseMs` serves as
+ * the point; only without one is a GC forced, and its pause is measured. Without `profile` the
+ * profiler stops and its memory goes (without `buffers`, the Buffer sampler); `point: false` only
+ * that (the suspicion ended).
+ */
+export async function confirm(state, { point = true, profile = true, buffers = false, reuseMs = 0 }) {
+  if (!profile) state.profiler.stop();
+  if (!buffers) state.buffers.stop();
+  if (!point) return { stopped: true };
+  if (buffers) state.buffers.start();
+  // External memory is read after a forced GC only: a garbage Buffer's bytes leave `external` when
+  // its backing store is swept, which V8 finishes at the *next* full GC (Node 20, 24 and 26, measured:
+  // 6 MiB of dropped Buffers still counted after one full GC, gone after the second).
+  const natural = !buffers && state.lastMajor && Date.now() - state.lastMajor.at <= reuseMs ? state.lastMajor : null;
+  let taken;
+  if (natural) {
+    taken = { at: natural.at, heapAfter: natural.used, externalAfter: null, forced: false, pauseMs: null };
+  } else {
+    const t0 = performance.now();
+    fullGc();
+    if (buffers) fullGc();
+    const pauseMs = performance.now() - t0;
+    taken = { at: Date.now(), heapAfter: v8.getHeapStatistics().used_heap_size, forced: true, pauseMs: Math.round(pauseMs * 10) / 10 };
+    state.lastMajor = { at: taken.at, used: taken.heapAfter };
+    // The sampler's finalizers run in a task after the GC.
+    if (buffers) await new Promise((resolve) => setTimeout(resolve, GC_SETTLE_MS));
+    taken.externalAfter = buffers ? process.memoryUsage().external : null;
+  }
+  // Sampled right after the GC; after a natural one, what was allocated since is in it too, which
+  // the diff of two points sees as noise, not as growth, unless it is itself retained.
+  const sites = profile ? await state.profiler.sample() : null;
+  return { ...taken, sites, profiler: state.profiler.reason, buffers: buffers ? state.buffers.read() : null };
+}
