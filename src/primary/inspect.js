@@ -1,65 +1,50 @@
-// `nodesup inspect <slot>`: one live worker's memory breakdown, asked of its agent in detail, with
-// the same trend, leak and advice judgements the tick makes.
+// `nodesup inspect <slot>`: one live worker in detail. The judgements (trend, step, leak, advice)
+// are the ones the last tick made, read as they were kept, never made again here: inspect, status
+// and the metrics cannot disagree. The agent is asked only for what a poll does not carry (heap
+// spaces, GC by kind, resources). It returns data; report/inspect-view.js words it.
+import fs from 'node:fs';
+import path from 'node:path';
 import { KIND } from '../protocol.js';
 import { NodesupError } from '../errors.js';
 import { STATES } from '../constants.js';
 import { parseSlot } from '../slot.js';
-import fs from 'node:fs';
-import path from 'node:path';
 import { countAnonMappings } from '../proc/memory.js';
 import { readCgroup, readMemAvailable } from '../proc/cgroup.js';
 import { snapshotRoom } from '../core/policy/fit.js';
-import { workerTrend, stepOf, gcShare, scavenger, nativeRising } from '../core/forecast/worker-trend.js';
-import { detectLeak } from '../core/leak/leak-detector.js';
-import { advise } from '../core/policy/advice.js';
-import { adviceText } from '../report/advice-words.js';
-
-const worded = (list) => list.map((a) => ({ ...a, message: adviceText(a) }));
 
 /**
  * The inspect report of the worker serving in `slot`.
  * @param {object} o
- * @param {{current:any}[]} o.slots
  * @param {import('./lifecycle/pool.js').Pool} o.pool
- * @param {import('../types.js').Config} o.config
- * @param {number|null} o.cgroupLimit
+ * @param {() => import('../types.js').Config} o.config
  * @param {() => number} o.now
- * @param {(h:object) => object|null} [o.leakOf]  the latest leak the tick named in a worker
- * @param {(h:object) => {profiler:string|null, sites:object|null}[]} [o.pointsOf]  its confirmation points
+ * @param {(id:number) => {judged:object|null, leak:object|null, points:number, profiler:string|null}|null} o.judgementOf
+ *   what the last tick concluded of a worker
  */
-export async function inspectWorker({ slots, pool, config, cgroupLimit, now, leakOf = () => null, pointsOf = () => [] }, rawSlot, { heapSnapshot } = {}) {
-  const slot = parseSlot(rawSlot, slots.length);
-  const h = slots[slot].current;
+export async function inspectWorker({ pool, config, now, judgementOf }, rawSlot, { heapSnapshot } = {}) {
+  const slot = parseSlot(rawSlot, pool.slots.length);
+  const h = pool.currentOf(slot);
   if (!h || h.state !== STATES.READY) throw new NodesupError('NODESUP_ERR_CONTROL', `slot ${slot} has no ready worker right now; try again in a moment`);
   const detail = await pool.request(h, KIND.STATS, { detail: true }, 5000);
-  const t = now();
-  const { leak, limits, pollInterval } = config;
-  const sample = h.window.last();
-  const share = gcShare(h.window, t);
+  const j = judgementOf(h.id) ?? { judged: null, leak: null, points: 0, profiler: null };
+  const judged = j.judged;
   const report = {
-    slot, pid: h.pid, uptimeMs: t - h.startedAt, sample, limits,
-    heapSpaces: detail?.heapSpaces ?? null, gcByKind: detail?.gcByKind ?? null, gcShare: share, resources: detail?.resources ?? null,
+    slot, pid: h.pid, uptimeMs: now() - h.startedAt, sample: h.window.last(), limits: config().limits,
+    heapSpaces: detail?.heapSpaces ?? null, gcByKind: detail?.gcByKind ?? null, resources: detail?.resources ?? null,
     execArgv: detail?.execArgv ?? null, mappings: countAnonMappings(h.pid),
-    trend: workerTrend(h, config, t), step: stepOf(h.window, leak, t),
-    leak: (leak ? detectLeak(h.window, { leak, limits, now: t, pollInterval, startedAt: h.readyAt ?? h.startedAt }) : null) ?? leakOf(h),
-    sites: sitesView(leakOf(h), pointsOf(h)),
-    // Worded here too: `inspect --json` is read by people and scripts that want the sentence.
-    advice: sample ? worded(advise({ ...sample, gcShare: share, ...scavenger(h.window, t), nativeRising: nativeRising(h.window, t) ?? undefined }, {
-      limits, cgroupLimit, heapSpaces: detail?.heapSpaces?.map((x) => ({ space_name: x.name, space_size: x.size })) ?? null,
-    })) : [],
+    // The tick's judgement, and when it was made.
+    judgedAt: judged?.at ?? null,
+    gcShareLastMinute: judged?.gcShareLastMinute ?? null,
+    /** @deprecated the same as gcShareLastMinute */
+    gcShare: judged?.gcShareLastMinute ?? null,
+    trend: judged?.trend ?? { rssPerSec: null, heapPerSec: null, rssLimitInSec: null },
+    step: judged?.step ?? null,
+    leak: j.leak,
+    sites: { sites: j.leak?.sites?.length ? j.leak.sites : null, points: j.points, profiler: j.profiler },
+    advice: judged?.advice ?? [],
   };
   if (heapSnapshot) report.heapSnapshot = await takeHeapSnapshot(pool, h, heapSnapshot, slot);
   return report;
-}
-
-// Which code retains the growth, as data (report/inspect-view.js words it): the sites a verdict
-// named, how many confirmation points a suspected heap leak has, and why the profiler gave none.
-function sitesView(found, points) {
-  return {
-    sites: found?.sites?.length ? found.sites : null,
-    points: points.length,
-    profiler: points.findLast((p) => p.profiler)?.profiler ?? null,
-  };
 }
 
 // A heap snapshot costs about the heap's size again in the worker, and a file as large: refused,

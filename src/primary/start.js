@@ -12,7 +12,6 @@ import { runDir, ensureRunDir } from '../control/run-dir.js';
 import { startControlServer } from '../control/server.js';
 import { Supervisor } from './supervisor.js';
 import { handleSignals } from './signals.js';
-import { controlHandlers } from '../control/handlers.js';
 
 /** Run a validated config until it stops. */
 export async function runSupervisor(config, { loadConfig: reload = null } = {}) {
@@ -30,13 +29,13 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
   sup = new Supervisor(config, { output: { stdout: out, stderr: err, prefix: config.log.format === 'pretty' }, loadConfig: reload });
 
   logEvents(sup.events, logger);
-  const control = await startControlServer({ name: config.name, dir, handlers: controlHandlers(sup), report: (level, fields, msg) => sup.log(level, fields, msg) });
+  const control = await startControlServer({ name: config.name, dir, handlers: sup.api, report: (level, fields, msg) => sup.log(level, fields, msg) });
   let metricsServer = null;
   let metrics = null;
   if (config.metrics) {
     // prom-client is ~12 MiB of the primary's RSS: loaded only when metrics are on.
     const { createMetrics, startMetricsServer } = await import('../report/metrics/metrics.js');
-    metrics = createMetrics({ getSnapshot: () => sup.snapshot(), events: sup.events, name: config.name, recycleCounter: sup.history.recycles });
+    metrics = createMetrics({ getSnapshot: () => sup.readModel.snapshot(), events: sup.events, name: config.name, recycleCounter: sup.history.recycles });
     try {
       metricsServer = await startMetricsServer({ metrics, host: config.metrics.host, port: config.metrics.port, isReady: () => sup.isReady() });
     } catch (err) {
@@ -48,7 +47,7 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
   // Under --tui a SIGHUP means the terminal closed, not "reload": the screen handles it.
   const unhook = handleSignals(sup, { hangupStops: config.tui });
   sup.start();
-  if (config.tui) runTui(sup);
+  if (config.tui) runTui(sup, sup.api);
   await sup.done;
   unhook();
   await Promise.allSettled([control.close(), metricsServer?.close(), metrics?.close()]);
@@ -63,16 +62,15 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
 // The screen never handles a signal here: signals.js is their one owner, and a SIGTERM drains like
 // any stop. The screen ends when the supervisor is done, or first when the user quits (q, Ctrl-C in
 // raw mode) or the terminal goes away, and then it asks for the same drain.
-async function runTui(sup) {
+async function runTui(sup, api) {
   const { runStatusScreen } = await import('../report/status/status-screen.js');
-  const handlers = controlHandlers(sup);
   try {
     await runStatusScreen({
       stopSignals: [],
       until: sup.done,
-      fetchSnapshot: async () => sup.snapshot(),
-      fetchHistory: async (slot, range) => handlers.history({ slot, ...range }),
-      actions: { recycle: (slot) => handlers.recycle({ slot }), reload: () => handlers.reload(), inspect: (slot) => handlers.inspect({ slot }) },
+      fetchSnapshot: async () => api.status(),
+      fetchHistory: async (slot, range) => api.history({ slot, ...range }),
+      actions: { recycle: (slot) => api.recycle({ slot }), reload: () => api.reload(), inspect: (slot) => api.inspect({ slot }) },
     });
   } catch (err) {
     sup.log('error', { err }, 'status screen failed');

@@ -1,13 +1,12 @@
 // The composition root of the primary: it builds the parts, wires them to the one event stream and
 // to each other, and sequences start, reload and stop. Each part owns its own side effect: the pool
-// the workers' records, the recycler the recycle procedure, crash-restarts the restart timers,
-// exit-report the exit events and OOM reading, the tick loop the poll schedule.
+// the workers' records, the recycler the recycle procedure, the drain every planned exit,
+// crash-restarts the restart timers, exit-report the exit events and OOM reading, the tick loop the
+// poll schedule. What people and scripts may ask of it is one surface, `api` (api.js).
 import { EventEmitter } from 'node:events';
 import { ADVICE, EVENTS, SPAWN_CAUSES } from '../constants.js';
 import { resolveTotalLimit } from '../core/policy/policy.js';
 import { newPolicyState } from '../core/policy/decide.js';
-import { knownLeak } from '../core/leak/slot-story.js';
-import { DurationRing } from '../core/duration-ring.js';
 import { readCgroup, readOomKills, memoryHeadroom } from '../proc/cgroup.js';
 import { Pool } from './lifecycle/pool.js';
 import { sampler } from './tick/poller.js';
@@ -20,14 +19,15 @@ import { CrashRestarts } from './lifecycle/crash-restarts.js';
 import { ExitReport } from './lifecycle/exit-report.js';
 import { ManualRecycles } from './recycle/manual-recycles.js';
 import { reloadConfig } from './config-reload.js';
-import { buildSnapshot } from './snapshot.js';
+import { inspectWorker } from './inspect.js';
+import { supervisorApi } from './api.js';
 import { guardPool } from './lifecycle/orphan-guard.js';
-import { drainAll } from './recycle/shutdown.js';
 import { watchStarts } from './lifecycle/starts.js';
 import { resizeSlots } from './lifecycle/scale.js';
 import { startRealtime } from './realtime/realtime.js';
 import { createHistory } from '../report/history/history.js';
 import { createSlotHistory } from '../report/history/slot-history.js';
+import { createReadModel } from '../report/read-model.js';
 
 export class Supervisor {
   /**
@@ -48,17 +48,23 @@ export class Supervisor {
     this.fatal = null;
     this.forced = false;
     this.policy = newPolicyState(config.workers);
-    // The recent ticks only: a summary over startup would say little about steady cost.
-    this.pollStats = new DurationRing(120);
     this.cgroup = readCgroup();
     const report = (level, fields, msg) => this.log(level, fields, msg);
     this.pool = new Pool({ config, now, output });
+    this.readModel = createReadModel({ workers: this.pool, events: this.events, history: this.history, slotHistory: this.slotHistory, run: { name: config.name, startedAt: this.startedAt }, now });
+    // The slot history keeps the samples of each slot's serving worker.
+    this.pool.on('sample', (x) => { if (x.current) this.events.emit('sample', x); });
     this.inbox = new Inbox();
     this.recycler = new Recycler({ pool: this.pool, sampler: sampler(this.pool, now), inbox: this.inbox, report, now });
     this.prober = new HeapProber({ pool: this.pool, inbox: this.inbox });
     this.restarts = new CrashRestarts({ pool: this.pool, report, now });
     this.exits = new ExitReport({ report, readOomKills, cgroupLimit: this.cgroup.memoryLimit, now });
     this.manual = new ManualRecycles({ recycler: this.recycler, pool: this.pool });
+    this.api = supervisorApi({
+      readModel: this.readModel, slotHistory: this.slotHistory, manual: this.manual, config: () => this.config, now,
+      inspect: (slot, o) => inspectWorker({ pool: this.pool, config: () => this.config, now, judgementOf: (id) => this.readModel.judgementOf(id) }, slot, o),
+      stop: () => { if (!this.stopping) this.stop('control'); },
+    });
     this.ticks = new TickLoop({
       run: (group) => this.#tick(group),
       settings: () => ({ pollInterval: this.nextPollMs ?? this.config.pollInterval, slots: this.pool.slots.length }),
@@ -89,7 +95,9 @@ export class Supervisor {
       limits: config.limits, cgroupMemoryLimit: this.cgroup.memoryLimit, totalRssLimit: this.totalLimit,
       pollInterval: config.pollInterval, nodeArgs: config.nodeArgs,
     });
-    this.realtime = startRealtime(this); // sticky balancing, socket.io's cluster adapter, their advice
+    // Sticky balancing, socket.io's cluster adapter, their advice.
+    this.realtime = startRealtime({ config, pool: this.pool, currentConfig: () => this.config, report: (level, fields, msg) => this.log(level, fields, msg) });
+    this.pool.workerEnv = { ...this.pool.workerEnv, ...this.realtime.workerEnv };
     this.guard = guardPool(this.pool, (err) => {
       if (!this.stopping) this.log('warn', { err: err ?? undefined }, 'no orphan guard: if the primary is killed, a worker whose event loop is blocked may outlive it');
     });
@@ -100,20 +108,21 @@ export class Supervisor {
   #onExit(h, info) {
     const planned = this.exits.exited(h, info);
     // Children the worker left behind: the agent SIGTERMs them on a clean exit, but not on SIGKILL.
-    this.recycler.reap(h.tree.filter((p) => p.pid !== h.pid));
+    this.recycler.drain.reap(h.tree.filter((p) => p.pid !== h.pid));
     if (info.wasCurrent && !planned && !this.stopping) this.restarts.crashed(h.slot, h.stderrTail);
   }
 
   async #tick(group) {
     if (this.stopping) return;
-    const { policy, pollMs, nextPollMs } = await runTick({
+    const { policy, pollMs, nextPollMs, judgements } = await runTick({
       group, pool: this.pool, recycler: this.recycler, prober: this.prober, inbox: this.inbox, config: this.config, now: this.now,
       policy: this.policy, totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit, headroom: memoryHeadroom,
-      report: (level, fields, msg) => this.log(level, fields, msg), isStopping: () => Boolean(this.stopping), events: this.events,
+      report: (level, fields, msg) => this.log(level, fields, msg), isStopping: () => Boolean(this.stopping),
     });
     this.policy = policy;
     this.nextPollMs = nextPollMs;
-    if (pollMs !== null) this.pollStats.record(pollMs);
+    if (judgements) this.events.emit('judged', judgements);
+    if (pollMs !== null) this.events.emit('poll', { ms: pollMs });
   }
 
   /** SIGHUP: re-read the config and apply it (config-reload.js says how). */
@@ -145,25 +154,12 @@ export class Supervisor {
     this.recycler.configure({ config, totalLimit: this.totalLimit });
     this.restarts.configure(config);
     this.exits.configure(config);
+    this.events.emit('settings', { config, totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit });
   }
 
-  /** A Snapshot for the status view, `status --json` and metrics. */
+  /** A Snapshot for the status view, `status --json` and metrics (api.status()). */
   snapshot() {
-    return buildSnapshot({
-      config: this.config, slots: this.pool.slots, handles: this.pool.handles(), now: this.now(), startedAt: this.startedAt,
-      totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit, history: this.history, pollStats: this.pollStats,
-      stopping: Boolean(this.stopping), leakOf: (h) => this.leakOf(h), slotHistory: this.slotHistory,
-    });
-  }
-
-  /** The latest leak named in h (kind, rate, fit, sites or types), else its slot's across workers, or null. */
-  leakOf(h) {
-    return knownLeak(this.policy, h);
-  }
-
-  /** The confirmation points taken of h, oldest first. */
-  pointsOf(h) {
-    return this.policy.workers[h.id]?.points ?? [];
+    return this.readModel.snapshot();
   }
 
   /** True while at least one worker serves. */
@@ -182,8 +178,9 @@ export class Supervisor {
     this.restarts.stop();
     this.recycler.stop();
     this.realtime?.stopping(); // the sticky balancer stops accepting
+    this.events.emit('stopping');
     this.stopping = (async () => {
-      await drainAll(this.pool, this.recycler, t0, (err) => this.log('error', { err }, 'drain failed; the worker was killed'), () => this.#forceStop());
+      await this.recycler.drain.all(t0, (err) => this.log('error', { err }, 'drain failed; the worker was killed'));
       this.guard?.close();
       this.realtime?.stopped();
       this.log('info', { event: EVENTS.SUPERVISOR_STOP, signal: signal ?? null, durationMs: this.now() - t0, ...(this.fatal ? { error: this.fatal.code } : {}) });
@@ -194,6 +191,6 @@ export class Supervisor {
 
   #forceStop() {
     this.forced = true;
-    for (const h of this.pool.handles()) this.recycler.forceKill(h);
+    this.recycler.drain.forceAll();
   }
 }

@@ -51,8 +51,11 @@ export const controlCommands = [
     handler: async (argv) => {
       const heapSnapshot = argv.heapSnapshot ? (await import('node:path')).resolve(argv.heapSnapshot) : undefined;
       const report = await ask(argv, 'inspect', { slot: parseSlot(argv.slot), heapSnapshot });
-      if (argv.json) print(report);
-      else {
+      if (argv.json) {
+        // Each advice with its sentence: `inspect --json` is read by people and scripts that want it.
+        const { adviceText } = await import('../../report/advice-words.js');
+        print({ ...report, advice: (report.advice ?? []).map((a) => ({ ...a, message: a.message ?? adviceText(a) })) });
+      } else {
         const { inspectText } = await import('../../report/inspect-view.js');
         process.stdout.write(inspectText(report));
       }

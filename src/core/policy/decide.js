@@ -6,13 +6,13 @@ import { ADVICE, EVENTS, LEAK_KINDS, MEMORY_REASONS, REASONS } from '../../const
 import { evaluateWorker, evaluateFleet, baselineHold, predictCrossing } from './policy.js';
 import { detectLeak } from '../leak/leak-detector.js';
 import { advise } from './advice.js';
-import { workerTrend, gcShare, scavenger, nativeRising } from '../forecast/worker-trend.js';
+import { workerTrend, gcShare, scavenger, nativeRising, stepOf } from '../forecast/worker-trend.js';
 import { overcommit } from './fit.js';
 import { confirmStep, confirmedLeak } from '../leak/heap-confirm.js';
 import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
 import { gcMinIntervalMs, risingFast } from './gc-recheck.js';
 import { hotPoll } from '../forecast/hot-poll.js';
-import { profileProbe, profileNext, slotNotice } from '../leak/slot-story.js';
+import { profileProbe, profileNext, slotNotice, knownLeak } from '../leak/slot-story.js';
 import { detectHandleLeak, describeHandles } from '../leak/handle-trend.js';
 import { projectTimeToLimit } from '../forecast/trend.js';
 import { memoryOf } from '../forecast/memory-of.js';
@@ -63,8 +63,11 @@ export function newPolicyState(slots) {
  *   startupMs: how long the app's workers took to become ready lately (for predictive replacement);
  *   only: the pids just sampled, when a tick polled a group of the workers: the others are
  *   remembered as they are and judged on their own group's tick (the fleet is judged every tick)
- * @returns {{state: PolicyState, verdicts: Verdict[], notices: Notice[], probes: Probe[], pollMs: number|null}}
- *   pollMs: the next tick sooner than the poll interval, while a worker rises toward its limit (hot-poll.js)
+ * @returns {{state: PolicyState, verdicts: Verdict[], notices: Notice[], probes: Probe[], pollMs: number|null, judgements: WorkerJudgement[]}}
+ *   pollMs: the next tick sooner than the poll interval, while a worker rises toward its limit (hot-poll.js);
+ *   judgements: every serving worker's latest judgement and known leak, for the report side to keep
+ *
+ * @typedef {{id:number, slot:number, pid:number, judged:Judgement|null, leak:object|null, points:number, profiler:string|null}} WorkerJudgement
  */
 export function decide(state, workers, now, ctx) {
   const { config } = ctx;
@@ -81,12 +84,13 @@ export function decide(state, workers, now, ctx) {
     next.workers[w.id] = mine;
     const slotState = next.slots[w.slot] ??= newSlotPolicy();
     if (now < slotState.heldUntil || (ctx.only && !ctx.only.has(w.id))) continue;
-    adviceNotices(w, now, ctx, next.advised, notices);
+    mine.judged = judge(w, mine.judged, now, ctx, next.advised);
+    adviceNotices(w, mine.judged.advice, next.advised, notices);
     const probe = confirmProbe(w, mine, now, config) ?? profileProbe(w, mine, now, config);
     if (probe) probes.push(probe);
     slotNotice(w, slotState, notices);
     const v = workerVerdict(w, mine, slotState, now, config, notices) ?? prediction(w, mine, now, ctx);
-    if (v) verdicts.push(withGc({ slot: w.slot, pid: w.pid, id: w.id, trend: workerTrend(w, config, now), ...v, profileNext: profileNext(v, slotState) }, mine, now, config, w.window));
+    if (v) verdicts.push(withGc({ slot: w.slot, pid: w.pid, id: w.id, trend: mine.judged.trend, ...v, profileNext: profileNext(v, slotState) }, mine, now, config, w.window));
   }
   fitNotice(workers, ctx, next.advised, notices);
   const fleet = evaluateFleet(workers.map((w) => ({ slot: w.slot, sample: w.window.last() })), ctx.totalLimit);
@@ -94,7 +98,43 @@ export function decide(state, workers, now, ctx) {
     const w = workers.find((x) => x.slot === fleet.slot);
     verdicts.push(withGc({ pid: w?.pid ?? null, id: w?.id ?? null, ...fleet }, w ? next.workers[w.id] : null, now, config));
   }
-  return { state: next, verdicts, notices, probes, pollMs: hotPoll(workers, now, config) };
+  const judgements = workers.map((w) => judgementOf(next, w));
+  return { state: next, verdicts, notices, probes, pollMs: hotPoll(workers, now, config), judgements };
+}
+
+// What the report side keeps of a worker after this tick: the judgement, the leak it knows of, and
+// where naming the leak's sites stands (confirmation points taken, why the profiler gave none).
+function judgementOf(state, w) {
+  const mine = state.workers[w.id];
+  return {
+    id: w.id, slot: w.slot, pid: w.pid, judged: mine.judged ?? null, leak: knownLeak(state, w),
+    points: mine.points.length, profiler: mine.points.findLast((p) => p.profiler)?.profiler ?? null,
+  };
+}
+
+// A step is looked for over minutes of samples in every part of the memory: not every tick.
+export const STEP_EVERY_MS = 10_000;
+
+/** What one tick concludes of a worker: its trend, GC shares, step and advice, made once here. */
+function judge(w, prev, now, ctx, advised) {
+  const { config } = ctx;
+  const last = w.window.last();
+  const gc = { gcShareLastMinute: gcShare(w.window, now), ...scavenger(w.window, now) };
+  const freshStep = !prev || now - prev.stepAt >= STEP_EVERY_MS || now < prev.stepAt;
+  const step = freshStep ? stepOf(w.window, config.leak, now) : prev.step;
+  return {
+    at: now, trend: workerTrend(w, config, now), ...gc, step: step ?? null, stepAt: freshStep ? now : prev.stepAt,
+    advice: last ? adviceOf(w, last, gc, now, ctx, advised) : [],
+  };
+}
+
+// Advice is a few comparisons on the newest sample with the GC rates on top: a view of the
+// sample, not a copy of its forty fields. Native memory's trend is fitted only when advice asks
+// (a worker with a large native gap), and not once that advice was said (once per run).
+function adviceOf(w, last, gc, now, ctx, advised) {
+  const sample = Object.assign(Object.create(last), { gcShare: gc.gcShareLastMinute, scavengesPerSec: gc.scavengesPerSec, minorGcShare: gc.minorGcShare });
+  Object.defineProperty(sample, 'nativeRising', { get: () => (advised.includes(ADVICE.NATIVE_GAP) ? undefined : nativeRising(w.window, now)) });
+  return advise(sample, { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit });
 }
 
 // DESIGN §4 step 2: a memory verdict first tries a full GC, at most once a gcMinIntervalMs per
@@ -234,17 +274,9 @@ export function explainLeak(found) {
   return out;
 }
 
-// Advice is re-checked every tick (it is a few comparisons on the newest sample) and each code
-// is said once per supervisor run.
-function adviceNotices(w, now, ctx, advised, notices) {
-  const last = w.window.last();
-  if (!last) return;
-  // The newest sample with the GC rates on top: a view of it, not a copy of its forty fields.
-  const sample = Object.assign(Object.create(last), { gcShare: gcShare(w.window, now), ...scavenger(w.window, now) });
-  // Fitted only when advice asks (a worker with a large native gap), and not once the advice was
-  // said (once per run): not a fit per worker per tick.
-  Object.defineProperty(sample, 'nativeRising', { get: () => (advised.includes(ADVICE.NATIVE_GAP) ? undefined : nativeRising(w.window, now)) });
-  for (const a of advise(sample, { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit })) {
+// Each advice code is said once per supervisor run.
+function adviceNotices(w, advice, advised, notices) {
+  for (const a of advice) {
     if (advised.includes(a.code)) continue;
     advised.push(a.code);
     notices.push({ level: 'warn', fields: { event: EVENTS.ADVICE, slot: w.slot, pid: w.pid, ...a } });

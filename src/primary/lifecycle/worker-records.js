@@ -62,7 +62,8 @@ export class WorkerRecords extends EventEmitter {
   /** Keep the record of a new worker; `serve`: it serves its slot at once (a first start, a restart). */
   add(h, { serve = false } = {}) {
     this.live.add(h);
-    if (serve && this.slots[h.slot]) this.slots[h.slot].current = h;
+    if (serve && this.slots[h.slot]) this.#serve(h);
+    else this.#changed(h);
   }
 
   /** h exited: its record moves to EXITED and leaves the registry. Returns whether it was serving its slot. */
@@ -72,6 +73,7 @@ export class WorkerRecords extends EventEmitter {
     const s = this.slots[h.slot];
     const wasCurrent = s?.current === h;
     if (wasCurrent) s.current = null;
+    this.#changed(h);
     return wasCurrent;
   }
 
@@ -103,8 +105,24 @@ export class WorkerRecords extends EventEmitter {
 
   /** A ready replacement takes over its slot. */
   promote(h) {
+    if (this.slots[h.slot]) this.#serve(h);
+  }
+
+  #serve(h) {
     const s = this.slots[h.slot];
-    if (s) s.current = h;
+    const before = s.current;
+    s.current = h;
+    if (before && before !== h && this.live.has(before)) this.#changed(before);
+    this.#changed(h);
+  }
+
+  // Every change a reader outside the primary may show is announced here, the records' one
+  // writer: the report side keeps its own picture from these, and never reads the records.
+  #changed(h) {
+    this.emit('changed', {
+      id: h.id, slot: h.slot, pid: h.pid, state: h.state, startedAt: h.startedAt, readyAt: h.readyAt ?? null,
+      retiring: h.retiring ?? null, current: this.slots[h.slot]?.current === h,
+    });
   }
 
   /** The current worker of `slot`, or null. */
@@ -128,6 +146,8 @@ export class WorkerRecords extends EventEmitter {
   record(h, sample, tree = null) {
     if (tree) this.rememberTree(h, tree, { replace: true });
     h.window.push(sample);
+    // The one place a sample is announced: the recycler's own samples reach the chart too.
+    this.emit('sample', { id: h.id, slot: h.slot, pid: h.pid, current: this.slots[h.slot]?.current === h, sample });
   }
 
   /** Count a poll of h; `pssBase` is what its full read found shared, kept for the reads between. */
@@ -148,6 +168,7 @@ export class WorkerRecords extends EventEmitter {
       if (k === 'retiring' || k === 'drainStartedAt') h[k] ??= v;
       else h[k] = v;
     }
+    if (to !== STATES.EXITED) this.#changed(h);
   }
 
   /**

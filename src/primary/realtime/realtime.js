@@ -5,20 +5,28 @@ import { startBalancer } from './balancer.js';
 import { relayAdapterMessages } from './adapter-relay.js';
 import { adviseStickySessions } from './engine-advice.js';
 
-/** @param {import('../supervisor.js').Supervisor} sup */
-export function startRealtime(sup) {
-  const { config } = sup;
-  const report = (level, fields, msg) => sup.log(level, fields, msg);
+/**
+ * @param {object} o
+ * @param {import('../../types.js').Config} o.config  as the supervisor started
+ * @param {import('../lifecycle/pool.js').Pool} o.pool
+ * @param {() => import('../../types.js').Config} o.currentConfig  as a reload left it
+ * @param {(level:string, fields:object, msg?:string) => void} o.report
+ * @returns {{workerEnv: Record<string,string>, balancer: object|null, stopping: () => void, stopped: () => void}}
+ *   workerEnv: what the workers' environment must carry for these to work
+ */
+export function startRealtime({ config, pool, currentConfig, report }) {
   let balancer = null;
+  const workerEnv = {};
   if (config.balance === 'sticky') {
-    sup.pool.workerEnv = { ...sup.pool.workerEnv, NODESUP_BALANCE: 'sticky' };
-    balancer = startBalancer({ slots: sup.pool.slots, header: config.stickyHeader?.toLowerCase() ?? null, report });
+    workerEnv.NODESUP_BALANCE = 'sticky';
+    balancer = startBalancer({ slots: pool.slots, header: config.stickyHeader?.toLowerCase() ?? null, report });
   }
-  const stopRelay = relayAdapterMessages(sup.pool);
+  const stopRelay = relayAdapterMessages(pool);
   // The balancer runs as started: a SIGHUP that changes `balance` takes a restart (config-diff.js).
-  const slotOf = (worker) => sup.pool.handles().find((h) => h.worker === worker)?.slot ?? null;
-  const stopAdvice = adviseStickySessions({ config: () => ({ ...sup.config, balance: config.balance }), slotOf, report });
+  const slotOf = (worker) => pool.handles().find((h) => h.worker === worker)?.slot ?? null;
+  const stopAdvice = adviseStickySessions({ config: () => ({ ...currentConfig(), balance: config.balance }), slotOf, report });
   return {
+    workerEnv,
     balancer,
     /** The stop began: no new connection is accepted. */
     stopping() {

@@ -29,12 +29,19 @@ export class ManualRecycles {
     return p;
   }
 
-  /** Rolling restart of every slot, at most maxConcurrent at a time. */
-  async reload() {
+  /**
+   * Rolling restart of every slot, at most maxConcurrent at a time; `onSlot` hears each slot as it
+   * finishes, so a person (or a deploy script) sees the reload move rather than wait for its end.
+   */
+  async reload({ onSlot = null } = {}) {
     const queue = this.pool.slots.map((s) => s.slot);
     const results = [];
     const lanes = Array.from({ length: this.recycler.config.recycle.maxConcurrent }, async () => {
-      while (queue.length && !this.recycler.stopping) results.push(await this.recycleSlot(queue.shift(), REASONS.RELOAD));
+      while (queue.length && !this.recycler.stopping) {
+        const r = await this.recycleSlot(queue.shift(), REASONS.RELOAD);
+        results.push(r);
+        onSlot?.(r);
+      }
     });
     await Promise.all(lanes);
     return { reloaded: results.filter((r) => r.result === RECYCLE_OUTCOMES.RECYCLED).length, results };

@@ -1,7 +1,7 @@
-// The recycle procedure of DESIGN §4, and the drain-then-kill used by every planned exit:
-// a full GC first when it may help, the replacement forked and ready before the old worker is
-// touched, then disconnect (it stops accepting and finishes in-flight work), then SIGTERM and
-// SIGKILL to its whole tree after killTimeout.
+// The recycle procedure (docs/architecture.md, "The recycle"): a full GC first when it may help,
+// the replacement forked and ready before the old worker is touched, then the drain (drain.js):
+// disconnect (it stops accepting and finishes in-flight work), then SIGTERM and SIGKILL to its
+// whole tree after killTimeout.
 import { EventEmitter } from 'node:events';
 import { EVENTS, MEMORY_REASONS, REASONS, RECYCLE_OUTCOMES as OUT, RETIRE, SPAWN_CAUSES, STATES } from '../../constants.js';
 import { KIND } from '../../protocol.js';
@@ -9,11 +9,9 @@ import { OUTCOME } from '../../core/policy/outcomes.js';
 import { stillOver } from '../../core/policy/gc-recheck.js';
 import { memoryOf } from '../../core/forecast/memory-of.js';
 import { readRetained } from './retained-read.js';
-import { treeOf, rememberTree, wholeTreeNow, signalAll, stillAlive } from '../lifecycle/kill-tree.js';
-import { askHeldBy } from './held-by.js';
+import { Drain } from './drain.js';
 
-/** SIGTERM → SIGKILL grace after killTimeout. */
-export const KILL_GRACE_MS = 2000;
+export { KILL_GRACE_MS } from './drain.js';
 const GC_TIMEOUT_MS = 10_000; // a full GC of a multi-GB heap takes seconds
 const GC_SETTLE_STEPS = 10;
 const GC_SETTLE_STEP_MS = 100;
@@ -22,8 +20,6 @@ const CROSSING_PROBE_MS = 50;
 // starts meanwhile, and a worker that does not answer in time is recycled without them.
 const SITES_TIMEOUT_MS = 1500;
 const ANNOUNCE_WAIT_MS = 300;
-// Recent drain times (drain → exit) kept: a predicted crossing is met that much early.
-const DRAINS = 5;
 
 /**
  * @typedef {object} Sampler  how the recycler reads a worker between ticks (poller.js's sampler())
@@ -58,14 +54,15 @@ export class Recycler extends EventEmitter {
      * waiting seconds for its crossing would hold back another slot's worker already over its limit.
      */
     this.waiting = new Set();
-    this.reaping = new Set();
-    this.drains = [];
+    /** The one owner of ending workers: recycles, stops and scale-downs all drain through it. */
+    this.drain = new Drain({ pool, now, timers });
   }
 
   /** The settings recycles use from now on (a config reload calls it again). */
   configure({ config, totalLimit = null }) {
     this.config = config;
     this.totalLimit = totalLimit;
+    this.drain.configure(config);
     return this;
   }
 
@@ -156,7 +153,7 @@ export class Recycler extends EventEmitter {
     const deadline = Math.max(decidedAt + 2 * v.crossingInMs, readyAt) + 2 * this.config.pollInterval;
     // The old worker goes on growing while it drains: drain it that much before the limit.
     const perMs = v.crossingInMs > 0 ? Math.max(0, v.limit - v.value) / v.crossingInMs : 0;
-    const drainMs = this.drains.length ? Math.max(...this.drains) : 0;
+    const drainMs = this.drain.slowestMs();
     const at = Math.max(v.limit * 0.9, v.limit - perMs * drainMs);
     this.waiting.add(slot);
     this.emit('freed');
@@ -213,51 +210,14 @@ export class Recycler extends EventEmitter {
     return stillOver(v, { window: h.window, fleet, limits: this.config.limits, totalLimit: this.totalLimit, now: this.now() });
   }
 
-  /** Drain h and wait for its exit; SIGTERM then SIGKILL its tree if it outlives killTimeout. */
-  async retire(h, { reason, decidedAt }) {
-    if (h.state === STATES.EXITED) return h.exited;
-    if (h.state === STATES.READY || h.state === STATES.SPAWNING) {
-      this.pool.transition(h, STATES.DRAINING, { retiring: { reason, decidedAt }, drainStartedAt: this.now() }); // READY|SPAWNING -> DRAINING
-      // Remember the tree before the drain: once the worker exits its children are re-parented
-      // and the next poll tick, which would have listed them, may never come.
-      this.pool.rememberTree(h, wholeTreeNow(h));
-      this.pool.disconnect(h);
-    } else if (h.state === STATES.KILLING) {
-      this.pool.transition(h, STATES.KILLING, { retiring: { reason, decidedAt } });
-    }
-    // The agent says what held the worker (open requests, upgraded sockets) before it is killed.
-    const timer = this.timers.setTimeout(() => askHeldBy(this.pool, h).then((heldBy) => this.forceKill(h, { heldBy })), this.config.recycle.killTimeout);
-    const info = await h.exited;
-    this.timers.clearTimeout(timer);
-    if (!h.forced && h.drainStartedAt !== null) {
-      this.drains.push(this.now() - h.drainStartedAt);
-      if (this.drains.length > DRAINS) this.drains.shift();
-    }
-    return info;
+  /** Drain h and wait for its exit (drain.js). */
+  retire(h, o) {
+    return this.drain.retire(h, o);
   }
 
-  /** SIGTERM h and everything below it now, SIGKILL what is left KILL_GRACE_MS later. */
-  async forceKill(h, { notReady = false, heldBy = null } = {}) {
-    if (h.state === STATES.EXITED) return;
-    this.pool.transition(h, STATES.KILLING, { forced: true, ...(notReady ? { notReady } : {}), ...(heldBy ? { heldBy } : {}) }); // * -> KILLING
-    const now = rememberTree(await treeOf(h.pid));
-    const known = new Map([...h.tree, ...now].map((p) => [p.pid, p]));
-    this.reap([...known.values()]);
-  }
-
-  /** SIGTERM the remembered processes, SIGKILL the survivors after a grace; tracked so stop waits. */
-  reap(remembered) {
-    const alive = stillAlive(remembered);
-    if (!alive.length) return;
-    signalAll(alive, 'SIGTERM');
-    const done = new Promise((resolve) => {
-      this.timers.setTimeout(() => {
-        signalAll(stillAlive(remembered), 'SIGKILL');
-        resolve();
-      }, KILL_GRACE_MS);
-    });
-    this.reaping.add(done);
-    done.then(() => this.reaping.delete(done));
+  /** SIGTERM h's tree now, SIGKILL what is left soon after (drain.js). */
+  forceKill(h, o) {
+    return this.drain.forceKill(h, o);
   }
 }
 

@@ -29,27 +29,24 @@ import { pollOnce } from './poller.js';
  * @param {() => number} o.now
  * @param {(level:string, fields:object, msg?:string) => void} o.report
  * @param {() => boolean} o.isStopping
- * @param {import('node:events').EventEmitter} [o.events]  hears 'sample' ({slot, pid, sample}) for each new sample
  * @param {{index:number, of:number}} [o.group]  the group of slots this tick polls (slot % of === index)
  * @param {() => number|null} [o.headroom]  memory free for more workers now (bytes), read only when a memory verdict waits for room
- * @returns {Promise<{policy: import('../../core/policy/decide.js').PolicyState, pollMs: number|null, nextPollMs: number|null}>}
- *   pollMs: how long this tick's poll took; nextPollMs: a sooner next tick, while a worker rises toward its limit
+ * @returns {Promise<{policy: import('../../core/policy/decide.js').PolicyState, pollMs: number|null, nextPollMs: number|null, judgements?: object[]}>}
+ *   pollMs: how long this tick's poll took; nextPollMs: a sooner next tick, while a worker rises toward its limit;
+ *   judgements: what the decision concluded of each serving worker, for the report side
  */
 export async function runTick(o) {
   const { pool, config, now, group = { index: 0, of: 1 } } = o;
   const handles = pool.handles().filter((h) => h.state !== STATES.EXITED && h.slot % group.of === group.index);
   if (!handles.length) return { policy: o.policy, pollMs: null, nextPollMs: null };
   const t0 = performance.now();
-  const before = o.events ? handles.map((h) => h.window.last()) : null;
   await pollOnce(pool, handles, { timeoutMs: Math.max(200, Math.min(config.pollInterval, 5000)), now });
   const pollMs = performance.now() - t0;
-  // The slot history (report/history/slot-history.js) keeps each new sample of the slot's serving worker.
-  if (before) handles.forEach((h, i) => { const s = h.window.last(); if (s && s !== before[i] && pool.currentOf(h.slot) === h) o.events.emit('sample', { slot: h.slot, pid: h.pid, sample: s }); });
   if (o.isStopping()) return { policy: o.policy, pollMs, nextPollMs: null };
 
   const t = now();
   const serving = servingWorkers(pool);
-  const { state, verdicts, notices, probes, pollMs: nextPollMs } = decide(absorb(o.policy, o.inbox.take()), serving, t, {
+  const { state, verdicts, notices, probes, pollMs: nextPollMs, judgements } = decide(absorb(o.policy, o.inbox.take()), serving, t, {
     config, totalLimit: o.totalLimit, cgroupLimit: o.cgroupLimit,
     // The slowest of the last few: a forecast that allows too little time overshoots the limit.
     startupMs: pool.startupMs(),
@@ -66,7 +63,7 @@ export async function runTick(o) {
     if (h?.id === p.id) o.prober?.probe(h, p).catch((err) => o.report('error', { err, slot: p.slot }, 'heap probe failed'));
   }
   for (const n of notices) o.report(n.level, n.fields, n.msg);
-  return { policy: state, pollMs, nextPollMs };
+  return { policy: state, pollMs, nextPollMs, judgements };
 }
 
 export const POLL_GROUP = 16;
