@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import test from 'ava';
+import { testAsRoot } from '../helpers/tools.js';
 import { connect, request } from '../../src/control/client.js';
 import { NodesupError } from '../../src/errors.js';
 import { startControlServer } from '../../src/control/server.js';
@@ -51,8 +52,7 @@ test('a name with no socket, or a stale one: NOT_RUNNING naming it', async (t) =
   });
 });
 
-test('a run dir owned by someone else is refused before connecting', async (t) => {
-  if (process.getuid() !== 0) return t.pass('needs root to chown');
+testAsRoot()('a run dir owned by someone else is refused before connecting', async (t) => {
   const dir = await tmpRunDir(t);
   await fs.chown(dir, 65534, 65534);
   await t.throwsAsync(request({ dir, op: 'status' }), { code: 'NODESUP_ERR_CONTROL', message: /not by us/ });

@@ -3,6 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
+import { testAsRoot } from '../helpers/tools.js';
 import { checkRunDir, ensureRunDir, listSupervisors, runDir, socketPath } from '../../src/control/run-dir.js';
 import { tmpRunDir } from './_helpers.js';
 
@@ -43,8 +44,7 @@ test('ensureRunDir refuses a dir owned by someone else', async (t) => {
   t.is((await fs.stat(dir)).mode, mode, 'someone else\'s dir is left alone');
 });
 
-test('ensureRunDir refuses a symlink planted by someone else', async (t) => {
-  if (!isRoot) return t.pass('needs root to chown a symlink');
+testAsRoot()('ensureRunDir refuses a symlink planted by someone else', async (t) => {
   const base = await tmpRunDir(t);
   const target = path.join(base, 'target');
   await fs.mkdir(target, { mode: 0o700 });

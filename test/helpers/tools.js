@@ -22,3 +22,10 @@ export function testWith(...tools) {
   const skip = (title, ...rest) => test.skip(`${title}${why}`, ...rest);
   return Object.assign(skip, { serial: skip, skip });
 }
+
+/** `test`, or `test.skip` with the reason in the title when the tests do not run as root (chown needs it). */
+export function testAsRoot() {
+  if (process.getuid?.() === 0) return test;
+  const skip = (title, ...rest) => test.skip(`${title} [skipped: needs root to chown]`, ...rest);
+  return Object.assign(skip, { serial: skip, skip });
+}

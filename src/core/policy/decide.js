@@ -8,7 +8,7 @@ import { detectLeak } from '../leak/leak-detector.js';
 import { advise } from './advice.js';
 import { workerTrend, gcShare, scavenger, nativeRising, stepOf } from '../forecast/worker-trend.js';
 import { overcommit } from './fit.js';
-import { confirmStep, confirmedLeak } from '../leak/heap-confirm.js';
+import { confirmStep, confirmedLeak, CONFIRM } from '../leak/heap-confirm.js';
 import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
 import { gcMinIntervalMs, risingFast } from './gc-recheck.js';
 import { hotPoll } from '../forecast/hot-poll.js';
@@ -160,6 +160,8 @@ function confirmProbe(w, mine, now, config) {
   return {
     slot: w.slot, pid: w.pid, id: w.id, point: action === 'probe', profile: action === 'probe' && !state.confirmedAt && state.heap !== false,
     buffers: action === 'probe' && !state.confirmedAt && Boolean(state.external),
+    // A full GC the worker ran by itself within half a spacing serves: no forced GC then.
+    reuseMs: CONFIRM.spacingMs / 2,
   };
 }
 

@@ -2,7 +2,6 @@
 // GC (and its retained sites); this asks the agent, once at a time per worker, and hands the point
 // to the policy as an outcome (core/policy/outcomes.js). It keeps nothing of a worker but that one is asked.
 import { KIND } from '../../protocol.js';
-import { CONFIRM } from '../../core/leak/heap-confirm.js';
 import { OUTCOME } from '../../core/policy/outcomes.js';
 
 const TIMEOUT_MS = 10_000; // a full GC of a large heap plus a profile; a worker that takes longer is not blocked on
@@ -20,7 +19,7 @@ export class HeapProber {
    * suspicion (`point` false), or (`start`) have it start the sampling profiler now: it fills
    * fast, and its recycle will read it.
    */
-  async probe(h, { point, profile, buffers = false, start = false }) {
+  async probe(h, { point, profile, buffers = false, start = false, reuseMs = 0 }) {
     if (this.asking.has(h)) return;
     this.asking.add(h);
     try {
@@ -28,8 +27,8 @@ export class HeapProber {
         await this.pool.request(h, KIND.SITES, { start: true }, TIMEOUT_MS);
         return;
       }
-      // A full GC the worker ran by itself within a spacing serves: no forced GC then.
-      const r = await this.pool.request(h, KIND.CONFIRM, { point, profile, buffers, reuseMs: CONFIRM.spacingMs / 2 }, TIMEOUT_MS);
+      // A full GC the worker ran by itself within reuseMs serves: no forced GC then.
+      const r = await this.pool.request(h, KIND.CONFIRM, { point, profile, buffers, reuseMs }, TIMEOUT_MS);
       if (!point || !r || typeof r.heapAfter !== 'number') return;
       this.inbox.push({
         type: OUTCOME.POINT, id: h.id,

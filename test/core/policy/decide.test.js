@@ -1,0 +1,198 @@
+// The decide step on its own: (policy state, serving workers, now) → (state', verdicts, notices,
+// probes, judgements), as tables over recorded series and small hand-made windows. Pure: every
+// state handed in is frozen, so a decision that wrote on its input would throw.
+import test from 'ava';
+import { readFileSync } from 'node:fs';
+import { OUTCOME, absorb } from '../../../src/core/policy/outcomes.js';
+import { decide, newPolicyState, STEP_EVERY_MS } from '../../../src/core/policy/decide.js';
+import { SampleWindow } from '../../../src/core/forecast/sample-window.js';
+import { EVENTS, REASONS, ADVICE } from '../../../src/constants.js';
+import { parseDuration, parseRate, parseSize } from '../../../src/units.js';
+
+const MiB = 1024 * 1024;
+const LIMITS = { rss: null, heapUsed: 200 * MiB, native: null, totalRss: null, maxAge: null, maxRequests: null, jitter: 0, sustain: 0 };
+const CONFIG = {
+  pollInterval: 1000, limits: LIMITS, leak: false, unresponsive: { timeout: 15_000 },
+  recycle: { maxConcurrent: 1, readyTimeout: 30_000, killTimeout: 10_000 },
+};
+
+const NULLS = Object.fromEntries(['pid', 'pss', 'anon', 'treePss', 'children', 'fds', 'heapLimit', 'arrayBuffers',
+  'newSpace', 'gcCount', 'gcMs', 'majorGcCount', 'elu', 'delayP50', 'delayP99', 'requests', 'handles'].map((k) => [k, null]));
+const recorded = (name) => JSON.parse(readFileSync(new URL(`../../fixtures/series/real-${name}.json`, import.meta.url), 'utf8'))
+  .map((s) => ({ ...NULLS, agent: true, ...s }));
+
+function deepFreeze(o) {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}
+
+function replay(name, leak) {
+  const series = recorded(name);
+  const config = { ...CONFIG, workers: 1, limits: { ...LIMITS, heapUsed: null, rss: parseSize('2gb') }, leak };
+  const window = new SampleWindow({ maxAgeMs: 600_000 });
+  const view = { id: 1, slot: 0, pid: 7, startedAt: series[0].t, readyAt: series[0].t, lastReplyAt: 0, jitterDraw: 0, window };
+  let state = deepFreeze(newPolicyState(1));
+  const out = [];
+  for (const s of series) {
+    window.push(s);
+    view.lastReplyAt = s.t;
+    const r = decide(state, [view], s.t, { config, totalLimit: null, cgroupLimit: null });
+    state = deepFreeze(r.state); // a decision that wrote on its input state would throw here
+    out.push({ t: s.t - series[0].t, ...r });
+  }
+  return out;
+}
+
+test('decide on a recorded heap leak, action warn: one leak.warning per leak window, never a verdict', (t) => {
+  const leak = { window: parseDuration('60s'), minGrowth: parseRate('1mb/min'), action: 'warn' };
+  const out = replay('heap-leak-fast', leak);
+  const warnings = out.flatMap((r) => r.notices.filter((n) => n.fields.event === EVENTS.LEAK_WARNING).map((n) => ({ t: r.t, ...n })));
+  t.true(warnings.length >= 2, `warned ${warnings.length} times`);
+  for (let i = 1; i < warnings.length; i++) t.true(warnings[i].t - warnings[i - 1].t >= leak.window, 'not more than once per window');
+  t.like(warnings[0].fields, { kind: 'heap', slot: 0, pid: 7 });
+  t.true(warnings[0].fields.growthBytesPerSec > 0);
+  t.true(out.every((r) => r.verdicts.length === 0), 'warn never recycles');
+});
+
+test('decide on a recorded heap leak, action recycle: a leak verdict with kind, rate and fit; steady never', (t) => {
+  const leak = { window: parseDuration('60s'), minGrowth: parseRate('1mb/min'), action: 'recycle' };
+  const first = replay('heap-leak-fast', leak).find((r) => r.verdicts.length);
+  t.truthy(first, 'the leak is named');
+  t.like(first.verdicts[0], { slot: 0, pid: 7, reason: REASONS.LEAK, kind: 'heap' });
+  t.true(first.verdicts[0].trend.r2 > 0);
+  t.true(replay('steady', leak).every((r) => r.verdicts.length === 0 && !r.notices.some((n) => n.fields.event === EVENTS.LEAK_WARNING)));
+});
+
+test('decide: the same input gives the same output (no hidden state)', (t) => {
+  const leak = { window: parseDuration('60s'), minGrowth: parseRate('1mb/min'), action: 'recycle' };
+  const a = replay('heap-leak-fast', leak).map((r) => r.verdicts.map((v) => v.value));
+  const b = replay('heap-leak-fast', leak).map((r) => r.verdicts.map((v) => v.value));
+  t.deepEqual(a, b);
+});
+
+test('decide with only: a worker outside the group keeps its memory and gets no verdict until its own tick', (t) => {
+  const window = new SampleWindow({ maxAgeMs: 600_000 });
+  window.push({ t: 1_000_000, heapUsed: 250 * MiB, heapFloor: 250 * MiB, rss: 300 * MiB, treeRss: 300 * MiB });
+  const view = (id, slot) => ({ id, slot, pid: 100 + id, startedAt: 0, readyAt: 0, lastReplyAt: 1_000_000, jitterDraw: 0, window });
+  const ctx = { config: { ...CONFIG, workers: 2 }, totalLimit: null, cgroupLimit: null };
+  const state = newPolicyState(2);
+  state.workers[11] = { firstOverAt: 999_000, firstOverValue: 240 * MiB, baselineWarned: true, leakWarnedAt: null, confirm: { suspectedAt: null }, lastGcAt: null, missedAt: null, points: [] };
+  const out = decide(state, [view(10, 0), view(11, 1)], 1_000_000, { ...ctx, only: new Set([10]) });
+  t.deepEqual(out.verdicts.map((v) => v.id), [10]);
+  t.deepEqual(out.state.workers[11], state.workers[11], 'remembered as it was');
+  const next = decide(out.state, [view(10, 0), view(11, 1)], 1_001_000, { ...ctx, only: new Set([11]) });
+  t.deepEqual(next.verdicts.map((v) => v.id), [11]);
+});
+
+test('decide: a worker filling its rss limit within a minute has its profiler started once; its recycle profiles the replacement from birth', (t) => {
+  const config = { ...CONFIG, workers: 1, limits: { ...LIMITS, heapUsed: null, rss: 128 * MiB } };
+  const window = new SampleWindow({ maxAgeMs: 600_000 });
+  const view = { id: 3, slot: 0, pid: 30, startedAt: 0, readyAt: 0, lastReplyAt: 0, jitterDraw: 0, window };
+  let state = deepFreeze(newPolicyState(1));
+  const starts = [];
+  let verdict = null;
+  for (let t = 1000; t <= 60_000 && !verdict; t += 1000) {
+    window.push({ t, rss: (45 + 2 * t / 1000) * MiB, treeRss: (45 + 2 * t / 1000) * MiB, heapUsed: 10 * MiB });
+    view.lastReplyAt = t;
+    const r = decide(state, [view], t, { config, totalLimit: null, cgroupLimit: null });
+    state = deepFreeze(r.state);
+    starts.push(...r.probes.filter((p) => p.start));
+    verdict = r.verdicts[0] ?? null;
+  }
+  t.is(starts.length, 1, 'started once, not every tick');
+  t.like(starts[0], { slot: 0, id: 3, start: true });
+  t.like(verdict, { reason: REASONS.RSS, profileNext: true });
+});
+
+test('decide: workers of a slot that filled at the same rate are named as the slot\'s leak at 2, 4, 8 in a row; three with a site stop the profiling from birth', (t) => {
+  const config = { ...CONFIG, workers: 1 };
+  const window = new SampleWindow({ maxAgeMs: 600_000 });
+  window.push({ t: 1000, rss: 50 * MiB, treeRss: 50 * MiB, heapUsed: 250 * MiB });
+  const view = { id: 9, slot: 0, pid: 90, startedAt: -200_000, readyAt: -119_000, lastReplyAt: 1000, jitterDraw: 0, window };
+  const site = [{ fn: 'cachePage', file: 'lib/pages.js', line: 9, share: 1 }];
+  let state = newPolicyState(1);
+  const warnings = [];
+  for (let n = 1; n <= 4; n++) {
+    state = absorb(state, [{ type: OUTCOME.RECYCLED, slot: 0, id: n, at: n * 40_000, reason: 'rss', kind: 'heap', bytesPerMin: (118 + n) * MiB, sites: site }]);
+    const r = decide(state, [view], 1000, { config, totalLimit: null, cgroupLimit: null });
+    state = r.state;
+    warnings.push(...r.notices.filter((x) => x.fields.event === EVENTS.LEAK_WARNING).map((x) => x.fields));
+    if (n === 4) t.false(r.verdicts[0].profileNext, 'the slot\'s leak is known: no profiler from birth');
+    if (n === 2) t.true(r.verdicts[0].profileNext);
+  }
+  t.deepEqual(warnings.map((w) => w.workersInRow), [2, 4]);
+  t.like(warnings[1], { slot: 0, pid: 90, kind: 'heap', sites: site });
+});
+
+// A worker whose rss rises 1 MiB a second and whose loop is slow: its judgement is data the report
+// side keeps; status, inspect and the metrics read it instead of judging again.
+function risingWorker({ id = 1, slot = 0, from = 0, to = 90_000 } = {}) {
+  const window = new SampleWindow({ maxAgeMs: 600_000 });
+  for (let t = from; t <= to; t += 1000) {
+    const rss = 100 * MiB + (t / 1000) * MiB;
+    window.push({ t, rss, treeRss: rss, heapUsed: 20 * MiB, heapFloor: 20 * MiB, gcMs: t / 50, delayP99: 400 });
+  }
+  return { id, slot, pid: 100 + id, startedAt: from, readyAt: from, lastReplyAt: to, jitterDraw: 0, window };
+}
+
+test('decide: one judgement per serving worker and tick: the trend, the GC share of the last minute, and every advice that holds', (t) => {
+  const w = risingWorker();
+  const out = decide(deepFreeze(newPolicyState(1)), [w], 90_000, { config: { ...CONFIG, workers: 1, limits: { ...LIMITS, heapUsed: null } }, totalLimit: null, cgroupLimit: null });
+  t.is(out.judgements.length, 1);
+  const [j] = out.judgements;
+  t.like(j, { id: 1, slot: 0, pid: 101, leak: null, points: 0, profiler: null });
+  t.is(j.judged.at, 90_000);
+  t.true(Math.abs(j.judged.trend.rssPerSec - MiB) < 0.01 * MiB, `${j.judged.trend.rssPerSec} bytes/s`);
+  t.true(Math.abs(j.judged.gcShareLastMinute - 0.02) < 0.001, `${j.judged.gcShareLastMinute}`);
+  t.deepEqual(j.judged.advice.map((a) => a.code), [ADVICE.LOOP_DELAY]);
+  t.is(out.state.workers[1].judged, j.judged, 'the state keeps the same judgement');
+});
+
+test('decide: advice holds in every judgement while it holds, and is said once per run', (t) => {
+  const w = risingWorker();
+  const ctx = { config: { ...CONFIG, workers: 1, limits: { ...LIMITS, heapUsed: null } }, totalLimit: null, cgroupLimit: null };
+  let state = deepFreeze(newPolicyState(1));
+  const said = [];
+  for (const now of [88_000, 89_000, 90_000]) {
+    const out = decide(state, [w], now, ctx);
+    state = deepFreeze(out.state);
+    said.push(...out.notices.filter((n) => n.fields.event === EVENTS.ADVICE).map((n) => n.fields.code));
+    t.deepEqual(out.judgements[0].judged.advice.map((a) => a.code), [ADVICE.LOOP_DELAY], `at ${now}`);
+  }
+  t.deepEqual(said, [ADVICE.LOOP_DELAY]);
+});
+
+test('decide: a step is looked for once every STEP_EVERY_MS, the judgement keeping the last one between', (t) => {
+  const w = risingWorker();
+  const ctx = { config: { ...CONFIG, workers: 1 }, totalLimit: null, cgroupLimit: null };
+  let state = deepFreeze(newPolicyState(1));
+  const stepAts = [];
+  for (let now = 80_000; now <= 80_000 + 2 * STEP_EVERY_MS; now += 1000) {
+    const out = decide(state, [w], now, ctx);
+    state = deepFreeze(out.state);
+    stepAts.push(out.judgements[0].judged.stepAt);
+  }
+  t.deepEqual([...new Set(stepAts)], [80_000, 80_000 + STEP_EVERY_MS, 80_000 + 2 * STEP_EVERY_MS]);
+});
+
+test('decide with only: a worker outside the group keeps the judgement of its own last tick', (t) => {
+  const a = risingWorker({ id: 1, slot: 0 });
+  const b = risingWorker({ id: 2, slot: 1 });
+  const ctx = { config: { ...CONFIG, workers: 2 }, totalLimit: null, cgroupLimit: null };
+  const first = decide(deepFreeze(newPolicyState(2)), [a, b], 89_000, ctx);
+  const next = decide(deepFreeze(first.state), [a, b], 90_000, { ...ctx, only: new Set([1]) });
+  t.deepEqual(next.judgements.map((j) => j.judged.at), [90_000, 89_000]);
+});
+
+test('decide: the leak a tick names is in the judgement the report side keeps', (t) => {
+  const leak = { window: parseDuration('60s'), minGrowth: parseRate('1mb/min'), action: 'warn' };
+  const out = replay('heap-leak-fast', leak);
+  const named = out.find((r) => r.notices.some((n) => n.fields.event === EVENTS.LEAK_WARNING));
+  t.truthy(named);
+  const warning = named.notices.find((n) => n.fields.event === EVENTS.LEAK_WARNING).fields;
+  t.like(named.judgements[0].leak, { kind: 'heap', growthBytesPerSec: warning.growthBytesPerSec });
+  t.true(out.slice(0, out.indexOf(named)).every((r) => r.judgements[0].leak === null), 'no leak before it was named');
+});
