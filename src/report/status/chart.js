@@ -3,7 +3,8 @@
 // an optional limit drawn as a dashed row, and marks (recycles) as ▲ on the axis with a label
 // under it. No I/O and no clock: `from`/`to` come in. Why not a chart library: the ones kept up
 // pull in a terminal UI framework; this is ~150 lines with table tests (test/report/chart.test.js).
-import { paint } from './ansi.js';
+import { EVENTS } from '../../constants.js';
+import { paint, clean } from './ansi.js';
 
 const MiB = 1024 * 1024;
 const BRAILLE = 0x2800;
@@ -12,6 +13,13 @@ const DOT = [[0x01, 0x02, 0x04, 0x40], [0x08, 0x10, 0x20, 0x80]];
 export const LIMIT_CHAR = '┄';
 export const MARK_CHAR = '▲';
 const MAX_GAP = 3;
+
+/** How a recycle or a crash reads as a chart mark; null for events that are not marks. */
+export function markOf(ev) {
+  if (ev.event === EVENTS.WORKER_RECYCLE) return clean(ev.reason ?? 'recycle');
+  if (ev.event === EVENTS.WORKER_EXIT && !ev.planned) return ev.oomKill ? 'oom-kill' : 'crash';
+  return null;
+}
 
 /** A round number ≥ v for the top of the axis: 1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10^k. */
 export function niceCeil(v) {

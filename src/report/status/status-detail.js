@@ -2,10 +2,11 @@
 // `history` op's bucketed range), the rss (or heap, native…) limit as a line, each recycle marked
 // with its reason; under it the memory parts, GC share and loop delay over the range, and the leak
 // named in the worker with its rate, time to limit and top sites.
-import { EVENTS } from '../../constants.js';
 import { formatBytes, formatDuration } from '../../units.js';
 import { paint, clean, truncate } from './ansi.js';
-import { lineChart, formatSpan } from './chart.js';
+import { lineChart, formatSpan, markOf } from './chart.js';
+
+export { markOf } from './chart.js';
 import { growthPerMinute, shortBytes, shortMs, percent } from './status-columns.js';
 
 /** The ranges the `t` key steps through. */
@@ -21,13 +22,6 @@ export const CHART_SERIES = Object.freeze([
 const MIN_CHART = 6; // 3 plot rows and the axes: below that the chart says nothing
 const MAX_CHART = 60;
 const TOP_SITES = 3;
-
-/** How a recycle or a crash reads as a chart mark. */
-export function markOf(ev) {
-  if (ev.event === EVENTS.WORKER_RECYCLE) return clean(ev.reason ?? 'recycle');
-  if (ev.event === EVENTS.WORKER_EXIT && !ev.planned) return ev.oomKill ? 'oom-kill' : 'crash';
-  return null;
-}
 
 /**
  * Lines of the detail pane, at most `height`. `view`: { range, series } indexes into RANGES and
