@@ -9,6 +9,9 @@ import { describeHandles } from '../core/leak/handle-trend.js';
 import { adviceText } from './advice-words.js';
 import { describeSite } from '../core/sites/frames.js';
 
+// The one wording of a site: the log and the status pane name a leak's site alike.
+export { describeSite };
+
 /**
  * A recycle's reason and numbers: "rss 300 MiB > 256 MiB". A predictive recycle replaced the worker
  * before its crossing, so its value may be under its limit: it says so instead of ">".

@@ -8,6 +8,7 @@ import { lineChart, formatSpan, markOf } from './chart.js';
 
 export { markOf } from './chart.js';
 import { growthPerMinute, shortBytes, shortMs, percent } from './status-columns.js';
+import { describeSite } from '../words.js';
 
 /** The ranges the `t` key steps through. */
 export const RANGES = Object.freeze([5 * 60_000, 30 * 60_000, 6 * 3600_000]);
@@ -86,6 +87,6 @@ function leakLines(L, color) {
   if (L.kind === 'handles') return [paint(`leak handles: ${clean(L.summary ?? '')}`, 'yellow', color)];
   const eta = L.projectedLimitInSec != null ? `  limit in ${formatDuration(L.projectedLimitInSec * 1000)}` : '';
   const head = paint(`leak ${clean(L.kind)} ${growthPerMinute(L.growthBytesPerSec ?? null)}${eta}${L.sites?.length ? '  held by' : ''}`, 'yellow', color);
-  const sites = (L.sites ?? []).slice(0, TOP_SITES).map((x) => `  ${String(Math.round((x.share ?? 0) * 100)).padStart(3)}% ${clean(x.fn)} (${clean(x.file)}:${x.line})${x.bytesPerMin != null ? ` ${shortBytes(x.bytesPerMin)}/m` : ''}`);
+  const sites = (L.sites ?? []).slice(0, TOP_SITES).map((x) => `  ${String(Math.round((x.share ?? 0) * 100)).padStart(3)}% ${clean(describeSite(x))}${x.bytesPerMin != null ? ` ${shortBytes(x.bytesPerMin)}/m` : ''}`);
   return [head, ...sites];
 }

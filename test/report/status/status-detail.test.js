@@ -4,6 +4,7 @@ import { detailPane, markOf, RANGES, CHART_SERIES } from '../../../src/report/st
 import { renderStatus, visibleWidth } from '../../../src/report/status/status-view.js';
 import { LIMIT_CHAR, MARK_CHAR } from '../../../src/report/status/chart.js';
 import { MiB, NOW, snapshot, slotView } from '../fake-snapshot.js';
+import { messageFor } from '../../../src/report/words.js';
 
 // Five minutes of one slot in 150 buckets: three workers filling from 60 to ~180 MiB, recycled for rss.
 function historyRange({ points = 150, rangeMs = RANGES[0] } = {}) {
@@ -66,6 +67,15 @@ test('a named leak: kind, rate, time to the limit and the top sites, under the c
   t.is(lines[at + 1], '   72% remember (server.js:12) 1.5M/m');
   t.is(lines[at + 2], '   20% cache (lib/c.js:4) 410K/m');
   t.true(lines.slice(1, at).some((l) => l.includes(LIMIT_CHAR)), 'the chart stays above');
+});
+
+test('a library site reads in the pane as in the log: package, function, the app frame that reached it', (t) => {
+  const site = { fn: 'MemoryStore.set', file: 'node_modules/some-store/index.js', line: 40, package: 'some-store@2.3.1', via: { file: 'server.js', line: 12 }, bytesPerMin: MiB, share: 0.9 };
+  const leak = { kind: 'heap', growthBytesPerSec: 20_000, sites: [site] };
+  const lines = plainLines(detailPane(slotView(1, { leak }), { snapshot: snap(), view: { data: historyRange() }, width: 100, height: 20 }));
+  const words = 'some-store@2.3.1 MemoryStore.set, reached from server.js:12';
+  t.true(lines.includes(`   90% ${words} 1.0M/m`), lines.join('\n'));
+  t.true(messageFor({ event: 'leak.warning', slot: 1, ...leak }).includes(`mostly from ${words}`), 'the log line names it the same way');
 });
 
 for (const [width, height] of [[80, 24], [160, 48]]) {
