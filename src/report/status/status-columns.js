@@ -60,8 +60,11 @@ export function slotUptime(slot, now) {
   return Math.max(0, now - slot.startedAt);
 }
 
-/** Lifetime share of wall time spent in GC, 0..1, or null. */
-export function gcShare(slot) {
+/**
+ * Share of wall time spent in GC over the worker's whole life (its gcMs since it started), 0..1,
+ * or null. A slow drift, not the last minute: the detail pane shows the share between polls.
+ */
+export function gcShareLifetime(slot) {
   const s = slot.last;
   if (!s || s.gcMs === null || s.gcMs === undefined || slot.startedAt === null || slot.startedAt === undefined) return null;
   const alive = s.t - slot.startedAt;
@@ -108,8 +111,9 @@ export const COLUMNS = [
       const d = val(s, 'delayP99');
       return { text: shortMs(d), tone: d === null ? null : d >= 1000 ? 'red' : d >= 100 ? 'yellow' : null };
     } },
-  { key: 'gc', title: 'GC', width: 5, align: 'right', priority: 6,
-    cell: (s) => ({ text: percent(gcShare(s)), tone: limitTone(gcShare(s), 0.25) }) },
+  // Titled short for the width; the figure is gcShareLifetime's.
+  { key: 'gcLifetime', title: 'GC', width: 5, align: 'right', priority: 6,
+    cell: (s) => ({ text: percent(gcShareLifetime(s)), tone: limitTone(gcShareLifetime(s), 0.25) }) },
   { key: 'recycles', title: 'RCY', width: 3, align: 'right', priority: 4,
     cell: (s) => ({ text: String(s.recycles ?? '-') }) },
   { key: 'restarts', title: 'RST', width: 3, align: 'right', priority: 7,

@@ -75,7 +75,9 @@ function partsLines(slot, data) {
   const parts = `rss ${b(s.treeRss ?? s.rss)}  heap ${b(s.heapUsed)}/${b(s.heapTotal)}  external ${b(s.external)}  native ${b(s.native)}  children ${b(s.childrenRss)} (${s.children ?? '-'})  pss ${b(s.treePss ?? s.pss)}`;
   const peak = (k) => { const v = (data?.[k] ?? []).filter((x) => x !== null); return v.length ? Math.max(...v) : null; };
   const lastOf = (k) => { const v = (data?.[k] ?? []).filter((x) => x !== null); return v.length ? v.at(-1) : null; };
-  const gc = data ? `gc ${percent(lastOf('gcShare'))} (peak ${percent(peak('gcShare'))})` : `gc ${s.gcCount ?? '-'} (${formatDuration(s.gcMs ?? null)})`;
+  // GC time between two polls: the series is gcSharePoll, gcShare in documents from before its rename.
+  const gcKey = data && 'gcSharePoll' in data ? 'gcSharePoll' : 'gcShare';
+  const gc = data ? `gc ${percent(lastOf(gcKey))} (peak ${percent(peak(gcKey))})` : `gc ${s.gcCount ?? '-'} (${formatDuration(s.gcMs ?? null)})`;
   const delay = data ? `delay p99 ${shortMs(lastOf('delayP99'))} (peak ${shortMs(peak('delayP99'))})` : `delay p99 ${shortMs(s.delayP99 ?? null)}`;
   const more = `${gc}  ${delay}  heap growth ${growthPerMinute(slot.trend?.heapPerSec ?? null)}  fds ${s.fds ?? '-'}  handles ${s.handles ?? '-'}  requests ${s.requests ?? '-'}`;
   return [parts, more];

@@ -2,11 +2,10 @@
 // (time comes from snapshot.now), so it is tested with plain objects and the screen shell stays
 // thin. Lines never exceed `width` visible columns and there are never more than `height` lines.
 
-import { STATES, REASONS, MEMORY_REASONS } from '../../constants.js';
-import { describeSite } from '../../core/sites/frames.js';
+import { STATES } from '../../constants.js';
 import { formatBytes, formatDuration } from '../../units.js';
 import { paint, visibleWidth, truncate, pad, clean } from './ansi.js';
-import { chooseColumns, growthPerMinute, limitTone, percent } from './status-columns.js';
+import { chooseColumns, limitTone, percent } from './status-columns.js';
 import { detailPane, detailWants } from './status-detail.js';
 
 export { visibleWidth } from './ansi.js';
@@ -37,6 +36,41 @@ export function sparkline(values, width, { minRange = 0 } = {}) {
 }
 
 /**
+ * One row a slot, its other live workers (a replacement starting, an old worker draining) in
+ * `others`. Snapshots from before that shape have a row a worker, several with the same slot:
+ * the serving one (`current` not false, else the newest) keeps the row and carries the rest.
+ */
+export function slotRows(slots) {
+  const bySlot = new Map();
+  for (const row of slots) bySlot.set(row.slot, [...(bySlot.get(row.slot) ?? []), row]);
+  return [...bySlot.values()].map((rows) => {
+    if (rows.length === 1) return rows[0];
+    const main = rows.find((r) => r.current !== false) ?? rows.at(-1);
+    return { ...main, others: [...(main.others ?? []), ...rows.filter((r) => r !== main)] };
+  });
+}
+
+/** The slot ids in table order, once each: what the selection moves over. */
+export function slotIds(snapshot) {
+  return slotRows(snapshot?.slots ?? []).map((s) => s.slot);
+}
+
+const SHORT_STATE = { spawning: 'new', draining: 'drain', killing: 'kill', exited: 'gone' };
+
+/**
+ * The slot's other workers in at most `room` columns: '↻ 4242 draining', shorter when it must
+ * ('↻ 4242 drain', '↻ 4242'); '+1' when there are two. Empty when there are none or no room.
+ */
+export function othersMark(others, room) {
+  if (!others?.length) return '';
+  const [o] = others;
+  const pid = o.pid ?? '-';
+  const more = others.length > 1 ? ` +${others.length - 1}` : '';
+  const forms = [`↻ ${pid} ${clean(o.state ?? '?')}${more}`, `↻ ${pid} ${SHORT_STATE[o.state] ?? clean(o.state ?? '?')}${more}`, `↻ ${pid}${more}`, '↻'];
+  return forms.find((f) => visibleWidth(f) <= room) ?? '';
+}
+
+/**
  * Lines of the status view for one snapshot. `selected` is a slot id (not an index); a finite
  * `height` pads so the keys sit on the bottom row, Infinity prints everything once. `view`: the
  * detail chart's { range, series } and its history `data` (status-detail.js).
@@ -44,13 +78,13 @@ export function sparkline(values, width, { minRange = 0 } = {}) {
 export function renderStatus(snapshot, { width = 80, height = Infinity, selected = null, color = false, message = null, view = {} } = {}) {
   width = Math.max(1, Math.floor(width || 80));
   height = Number.isFinite(height) ? Math.max(0, Math.floor(height)) : Infinity;
-  const slots = snapshot.slots ?? [];
+  const slots = slotRows(snapshot.slots ?? []);
   const ctx = { limits: snapshot.limits ?? {}, now: snapshot.now };
-  const header = headerLines(snapshot, width, color);
+  const header = headerLines(snapshot, slots, width, color);
   const { columns, sparkWidth } = chooseColumns(width);
   const head = paint(' ' + columns.map((c) => pad(c.title, c.key === 'spark' ? sparkWidth : c.width, c.align)).join(' '), 'dim', color);
-  const rows = slots.length ? slots.map((s) => slotRow(s, columns, sparkWidth, ctx, s.slot === selected && s.current !== false, color, width)) : ['  no workers'];
-  const chosen = slots.find((s) => s.slot === selected && s.current !== false) ?? slots.find((s) => s.slot === selected);
+  const rows = slots.length ? slots.map((s) => slotRow(s, columns, sparkWidth, ctx, s.slot === selected, color, width)) : ['  no workers'];
+  const chosen = slots.find((s) => s.slot === selected);
   const recycles = recycleLines(snapshot.recentRecycles ?? [], color);
   const msg = message ? [messageLine(message, color)] : [];
   const footer = [FOOTER.map(([k, what]) => `${paint(k, 'bold', color)} ${what}`).join('  ')];
@@ -106,10 +140,7 @@ function windowRows(rows, slots, selected, room, color) {
 
 function slotRow(slot, columns, sparkWidth, ctx, isSelected, color, width) {
   const cells = columns.map((c) => {
-    if (c.key === 'spark') {
-      const line = sparkline(slot.history ?? [], sparkWidth, { minRange: SPARK_MIN_RANGE });
-      return pad(line.trim() ? line : '-', sparkWidth, 'right');
-    }
+    if (c.key === 'spark') return trendCell(slot, sparkWidth, color);
     const { text, tone = null } = c.cell(slot, ctx);
     return paint(pad(clean(text), c.width, c.align), tone, color);
   });
@@ -118,12 +149,20 @@ function slotRow(slot, columns, sparkWidth, ctx, isSelected, color, width) {
   return isSelected ? paint(pad(line, width), 'inverse', color) : line;
 }
 
-function headerLines(snap, width, color) {
-  const slots = snap.slots ?? [];
-  // A recycling slot has two rows (old draining, new ready): count serving workers, not rows.
-  const serving = slots.filter((s) => s.current !== false);
-  const ready = serving.filter((s) => s.state === STATES.READY).length;
-  const workers = snap.workers ?? serving.length;
+// The slot's trail, and at its right the mark of the slot's other workers while it recycles.
+function trendCell(slot, width, color) {
+  const mark = othersMark(slot.others, width);
+  const room = mark ? width - visibleWidth(mark) - 1 : width;
+  const line = room >= 3 ? sparkline(slot.history ?? [], room, { minRange: SPARK_MIN_RANGE }) : '';
+  const trend = line.trim() ? line : mark && room < 3 ? '' : '-';
+  if (!mark) return pad(trend, width, 'right');
+  return `${pad(trend, Math.max(0, room), 'right')}${room >= 0 ? ' ' : ''}${paint(mark, 'yellow', color)}`;
+}
+
+function headerLines(snap, slots, width, color) {
+  // One row a slot, whatever its recycle: count the rows' workers, not the others riding along.
+  const ready = slots.filter((s) => s.state === STATES.READY).length;
+  const workers = snap.workers ?? slots.length;
   const readyTone = ready === 0 && workers ? 'red' : ready < workers ? 'yellow' : null;
   const up = snap.startedAt != null && snap.now != null ? formatDuration(snap.now - snap.startedAt) : '-';
   const first = [
@@ -146,7 +185,8 @@ function headerLines(snap, width, color) {
     const share = cg.current != null ? ` (${percent(cg.current / cg.limit)})` : '';
     second.push(paint(`cgroup ${formatBytes(cg.current)} of ${formatBytes(cg.limit)}${share}`, limitTone(cg.current, cg.limit), color));
   } else if (cg.current != null) second.push(`cgroup ${formatBytes(cg.current)} (no limit)`);
-  const rss = slots.map((s) => s.last?.treeRss).filter((v) => typeof v === 'number');
+  // A draining worker still holds its memory: the total counts every live worker.
+  const rss = slots.flatMap((s) => [s, ...(s.others ?? [])]).map((w) => w.last?.treeRss).filter((v) => typeof v === 'number');
   const total = rss.length ? rss.reduce((a, b) => a + b, 0) : null;
   const totalLimit = l.totalRss?.bytes ?? (l.totalRss?.fraction != null && cg.limit != null ? l.totalRss.fraction * cg.limit : null);
   const totalText = `total rss ${formatBytes(total)}${totalLimit != null ? ` of ${formatBytes(totalLimit)}` : ''}`;

@@ -69,6 +69,13 @@ test('a named leak: kind, rate, time to the limit and the top sites, under the c
   t.true(lines.slice(1, at).some((l) => l.includes(LIMIT_CHAR)), 'the chart stays above');
 });
 
+test('GC between polls: the gcSharePoll series when the document has it, else its older name gcShare', (t) => {
+  const gcLine = (data) => plainLines(detailPane(slotView(1), { snapshot: snap(), view: { data }, width: 100, height: 16 })).at(-1);
+  const { gcShare, ...renamed } = historyRange();
+  t.regex(gcLine({ ...renamed, gcSharePoll: gcShare.map((_, i) => (i === 3 ? 0.3 : 0.05)) }), /^gc 5\.0% \(peak 30%\)/);
+  t.regex(gcLine(historyRange()), /^gc 2\.0% \(peak 2\.0%\)/);
+});
+
 test('a library site reads in the pane as in the log: package, function, the app frame that reached it', (t) => {
   const site = { fn: 'MemoryStore.set', file: 'node_modules/some-store/index.js', line: 40, package: 'some-store@2.3.1', via: { file: 'server.js', line: 12 }, bytesPerMin: MiB, share: 0.9 };
   const leak = { kind: 'heap', growthBytesPerSec: 20_000, sites: [site] };

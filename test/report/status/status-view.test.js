@@ -1,5 +1,6 @@
 import test from 'ava';
-import { renderStatus, sparkline, visibleWidth, describeRecycle } from '../../../src/report/status/status-view.js';
+import { renderStatus, sparkline, visibleWidth, describeRecycle, othersMark, slotIds } from '../../../src/report/status/status-view.js';
+import { gcShareLifetime } from '../../../src/report/status/status-columns.js';
 import { MiB, NOW, snapshot, slotView } from '../fake-snapshot.js';
 
 const ANSI = /\x1b\[/;
@@ -151,13 +152,67 @@ test('describeRecycle reads each reason in its own unit', (t) => {
   t.is(describeRecycle({ reason: 'manual', value: null, limit: null }), 'manual');
 });
 
-test('a slot mid-recycle has two rows but counts once: header says 2/2 ready, only the serving row is selected', (t) => {
-  const snap = snapshot({ slots: 2 });
-  const old = { ...snap.slots[1], pid: 999, state: 'draining', current: false };
-  snap.slots.splice(1, 0, old);
-  snap.workers = 2;
-  const lines = renderStatus(snap, { width: 100, height: 30, selected: 1 }).map(plain);
-  t.true(lines[0].includes('2/2 ready'), lines[0]);
-  t.is(lines.filter((l) => /^>\s+1\s/.test(l)).length, 1, 'one selection marker');
-  t.truthy(lines.find((l) => /^ \s+1\s+999\s+draining/.test(l)), 'the draining row is shown, unselected');
+// The two shapes of a recycling slot: a row per worker (old), or one row carrying `others` (new).
+const recycling = {
+  'a row per worker': () => {
+    const snap = snapshot({ slots: 2 });
+    snap.slots.splice(1, 0, { ...snap.slots[1], pid: 999, state: 'draining', current: false });
+    return snap;
+  },
+  'one row with others': () => {
+    const snap = snapshot({ slots: 2 });
+    snap.slots[1] = { ...snap.slots[1], current: true, others: [{ pid: 999, state: 'draining', startedAt: NOW - 7_200_000, readyAt: NOW - 7_190_000, uptimeMs: 7_200_000, retiring: { reason: 'manual', decidedAt: NOW - 5000 }, last: snap.slots[1].last }] };
+    return snap;
+  },
+};
+for (const [shape, make] of Object.entries(recycling)) {
+  test(`a slot mid-recycle (${shape}): one row, its other worker marked at the right, counted once, its memory in the total`, (t) => {
+    const snap = make();
+    snap.workers = 2;
+    const lines = renderStatus(snap, { width: 160, height: 40, selected: 1 }).map(plain);
+    t.true(lines[0].includes('2/2 ready'), lines[0]);
+    const rows = lines.filter((l) => /^[ >]\s+1\s/.test(l));
+    t.is(rows.length, 1, 'slot 1 shown once');
+    t.regex(rows[0], /^>\s+1\s+4001 ready .*▁.*█ ↻ 999 draining\s/, 'the serving worker, selected, its trend, then the draining one marked');
+    t.false(lines.some((l) => /^\s+1\s+999\s/.test(l)), 'no row of its own for the draining worker');
+    t.true(lines.some((l) => l.includes('total rss 600 MiB')), 'two workers of slot 1 and slot 0');
+    t.true(lines.some((l) => l.startsWith('slot 1  rss MiB')), 'the detail pane is the serving worker\'s');
+  });
+}
+
+test('at 80 columns the mark shortens to the trend cell\'s width and takes it; the row stays within the width', (t) => {
+  const lines = renderStatus(recycling['one row with others'](), { width: 80, height: 24, selected: 0 }).map(plain);
+  const row = rowOf(lines, 1);
+  t.regex(row, /\+0B\/m  ↻ 999 drain  25%$/);
+  t.regex(rowOf(lines, 0), /\+0B\/m ▁[▁-█]+  25%$/, 'the slot that is not recycling keeps its trend');
+  t.true(visibleWidth(row) <= 80);
+});
+
+test('othersMark: the longest form that fits; +n for more than one; nothing without others', (t) => {
+  const draining = { pid: 4242, state: 'draining' };
+  const cases = [
+    [[draining], 40, '↻ 4242 draining'],
+    [[draining], 14, '↻ 4242 drain'],
+    [[{ pid: 5001, state: 'spawning' }], 12, '↻ 5001 new'],
+    [[draining], 8, '↻ 4242'],
+    [[draining, { pid: 5001, state: 'spawning' }], 40, '↻ 4242 draining +1'],
+    [[draining], 3, '↻'],
+    [[draining], 0, ''],
+    [[], 40, ''],
+    [undefined, 40, ''],
+  ];
+  for (const [others, room, want] of cases) t.is(othersMark(others, room), want, `${JSON.stringify(others)} in ${room}`);
+});
+
+test('slotIds: each slot once, in table order, in either shape', (t) => {
+  for (const make of Object.values(recycling)) t.deepEqual(slotIds(make()), [0, 1]);
+  t.deepEqual(slotIds(null), []);
+});
+
+test('the GC column is the lifetime share: gcMs over the time since the worker started', (t) => {
+  t.is(gcShareLifetime({ startedAt: NOW - 100_000, last: { t: NOW, gcMs: 5000 } }), 0.05);
+  t.is(gcShareLifetime({ startedAt: null, last: { t: NOW, gcMs: 5000 } }), null);
+  t.is(gcShareLifetime({ startedAt: NOW, last: { t: NOW, gcMs: 5 } }), null, 'no time alive yet');
+  const snap = snapshot({ slots: [slotView(0, { startedAt: NOW - 100_000, last: { gcMs: 5000 } })] });
+  t.regex(plain(rowOf(renderStatus(snap, { width: 160, height: 30 }), 0)), / 5\.0% /);
 });
