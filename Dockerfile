@@ -1,4 +1,4 @@
-# nodesup as the container's entrypoint (DESIGN §7). Build from the repository root:
+# nodesup as the container's entrypoint (docs/kubernetes.md). Build from the repository root:
 #   docker build -t nodesup-example .
 #   docker run --rm -p 3000:3000 -p 9209:9209 nodesup-example
 # Runs examples/http-server/server.js by default; pass another script (and flags) as the command:

@@ -24,7 +24,7 @@ export const REASONS = Object.freeze({
   RELOAD: 'reload',
 });
 
-/** Reasons that are about memory: a full GC may make them go away (DESIGN §4 step 2). */
+/** Reasons that are about memory: a full GC may make them go away (docs/architecture.md, "The recycle", step 2). */
 export const MEMORY_REASONS = new Set([REASONS.RSS, REASONS.HEAP, REASONS.NATIVE, REASONS.TOTAL_RSS]);
 
 /** Why a worker leaves that is not a recycle: a stop, or a replacement that was not needed or not ready. */
@@ -39,7 +39,7 @@ export const RECYCLE_OUTCOMES = Object.freeze({
   SPARE: 'spare', // a predicted crossing did not come: the early replacement was retired, the old one stays
 });
 
-/** What leaks (DESIGN §3a): the kind on leak.warning, a leak recycle, metrics and views. */
+/** What leaks (docs/events.md, "Vocabularies"): the kind on leak.warning, a leak recycle, metrics and views. */
 export const LEAK_KINDS = Object.freeze({
   HEAP: 'heap',
   EXTERNAL: 'external',
@@ -73,7 +73,7 @@ export const RESTART_KEYS = Object.freeze(['name', 'metrics', 'log', 'tui', 'bal
 /** Why a worker was spawned. */
 export const SPAWN_CAUSES = Object.freeze({ INITIAL: 'initial', REPLACE: 'replace', RESTART: 'restart' });
 
-/** Every supervisor log event (DESIGN §3). */
+/** Every supervisor log event (docs/events.md). */
 export const EVENTS = Object.freeze({
   SUPERVISOR_START: 'supervisor.start',
   SUPERVISOR_STOP: 'supervisor.stop',
@@ -84,7 +84,7 @@ export const EVENTS = Object.freeze({
   WORKER_EXIT: 'worker.exit',
   WORKER_RESTART: 'worker.restart',
   LEAK_WARNING: 'leak.warning',
-  // Beyond DESIGN's list, each one a warning a user can grep for:
+  // Beyond the lifecycle above, each one a warning a user can grep for:
   LIMIT_BELOW_BASELINE: 'limit.below-baseline',
   RECYCLE_FAILED: 'recycle.failed',
   RECYCLE_SKIPPED: 'recycle.skipped',

@@ -1,6 +1,6 @@
 // Every NODESUP_ERR_* code, defined once. Messages say what was expected, what we got, and what to do.
 
-/** Exit code for each error kind (DESIGN §1: 2 usage/config, 1 runtime). */
+/** Exit code for each error kind (2 usage/config, 1 runtime; README, "Errors"). */
 export const EXIT = Object.freeze({ OK: 0, RUNTIME: 1, USAGE: 2 });
 
 const defs = {

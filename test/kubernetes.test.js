@@ -1,4 +1,4 @@
-// The Kubernetes example and the Dockerfile (DESIGN §7) stay true to the CLI and the config schema:
+// The Kubernetes example and the Dockerfile (docs/kubernetes.md) stay true to the CLI and the config schema:
 // every manifest parses, the grace period covers the drain, the probes hit nodesup's endpoints,
 // and every flag they pass to `nodesup start` exists. No cluster, no Docker: files only.
 import test from 'ava';

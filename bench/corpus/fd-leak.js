@@ -1,4 +1,4 @@
-// A socket/fd leak (seed 004): FD_PER_SEC connections a second to a side server of its own, each
+// A socket/fd leak (docs/incidents.md, incident 5): FD_PER_SEC connections a second to a side server of its own, each
 // kept open at both ends with TCP keep-alive, never closed. fds and handles grow; memory only a
 // little (a few KiB of heap per socket).
 //   PORT, FD_PER_SEC (8), FD_MAX (4000): connections, two fds each

@@ -1,4 +1,4 @@
-// Seed 004: 5 times a second a keep-alive connection to its own server that is never closed, and
+// Incident 5 (docs/incidents.md): 5 times a second a keep-alive connection to its own server that is never closed, and
 // an interval that is never cleared; the count passes 256 and 300 within a minute. Capped at 2000
 // of each so a runaway run cannot exhaust fds.
 //   PORT, PER_SEC (5)

@@ -1,5 +1,5 @@
 // Healthy step change: after STEP_AFTER_S a cache of STEP_MB is loaded once and kept; memory jumps
-// and then stays flat (seed 001's pattern). Bigger, not leaking: a recycle would not help.
+// and then stays flat (the pattern of docs/incidents.md, incident 2). Bigger, not leaking: a recycle would not help.
 //   PORT, STEP_MB (100), STEP_AFTER_S (20), CHURN_KB_PER_SEC (512)
 import http from 'node:http';
 

@@ -15,7 +15,7 @@ import { CONFIG_FILE_NAMES } from './template.js';
 
 const require = createRequire(import.meta.url);
 
-// Flag (as yargs names it) → config key. Each `start` flag is also a config key (DESIGN §1).
+// Flag (as yargs names it) → config key. Each `start` flag is also a config key (docs/configuration.md).
 const FLAGS = [
   ['workers', 'workers', (v) => (typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v)],
   ['max-rss', 'limits.rss'],

@@ -1,4 +1,4 @@
-// The configuration schema (DESIGN §2). zod gives the structure, the defaults and unknown-key
+// The configuration schema (docs/configuration.md). zod gives the structure, the defaults and unknown-key
 // detection; every leaf carries the human "expected …" text, so each error is one line:
 // `supervisor.config.js: limits.rss: expected a size like "512mb", got "lots"`.
 import { z } from 'zod';

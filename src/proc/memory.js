@@ -1,5 +1,5 @@
 // Per-process memory and fd counts read straight from /proc: no process spawned per poll (the
-// woodpecker of seed 003 shelled out to awk every tick). A process that vanished mid-read gives
+// cluster of docs/incidents.md, incident 4, shelled out to awk every tick). A process that vanished mid-read gives
 // null, never 0, so a failed probe cannot look like a healthy worker.
 import fs from 'node:fs';
 
@@ -102,7 +102,7 @@ export function startTime(pid) {
   return Number.isFinite(v) ? v : null;
 }
 
-/** Anonymous mappings of pid from smaps, and how many are 256 KiB (V8 heap pages, seed 001). On demand only: smaps is large. */
+/** Anonymous mappings of pid from smaps, and how many are 256 KiB (V8 heap pages: docs/incidents.md, incident 2). On demand only: smaps is large. */
 export function countAnonMappings(pid) {
   let text;
   try {

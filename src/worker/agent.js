@@ -28,7 +28,7 @@ const GC_SETTLE_MS = 50;
 const FD_KINDS_FROM = 48; // fds from which a full read says what they are: a bare worker has ~20
 const FD_KINDS_RISE = 20; // … and again each time the count passes its highest by this many
 // Flags that change how V8 collects, from the command line or NODE_OPTIONS: a GC-share advice names
-// them as the likely cause (seed 002 ran with concurrent marking off).
+// them as the likely cause (docs/incidents.md, incident 3: concurrent marking off).
 const GC_FLAG = /^--(no-)?(concurrent-marking|parallel-marking|parallel-scavenge|concurrent-sweeping|incremental-marking|single-threaded-gc|single-threaded|predictable|gc-interval|max-semi-space-size|min-semi-space-size|semi-space-growth-factor|optimize-for-size|max-old-space-size|gc-global|stress-compaction)\b/;
 const gcFlags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map((f) => f.replace(/_/g, '-')).filter((f) => GC_FLAG.test(f));
 
@@ -77,7 +77,7 @@ function start() {
       fullGc();
       fullGc();
       // Freed Buffers' backing stores are released after the GC, in a task of their own: read the
-      // breakdown once that has run, or freed memory still reads as "external" (seed 001).
+      // breakdown once that has run, or freed memory still reads as "external" (docs/incidents.md, incident 2).
       await new Promise((resolve) => setTimeout(resolve, GC_SETTLE_MS));
       return { before, after: stats(state, delay, req.detail) };
     },

@@ -88,7 +88,7 @@ test('metrics on a port already in use: exit 1 with one line, no worker started,
 
   const r = await runCli(['start', app('http.js'), '-w', '1', '--name', 'busy', '--metrics', `127.0.0.1:${port}`],
     { env: { NODESUP_RUN_DIR: dir, PORT: String(await freePort()) } });
-  // DESIGN §1: a bind failure is a runtime failure (1), not a usage error (2).
+  // README, "Errors": a bind failure is a runtime failure (1), not a usage error (2).
   t.is(r.exitCode, 1);
   const lines = r.stderr.trim().split('\n');
   t.is(lines.length, 1, r.stderr);

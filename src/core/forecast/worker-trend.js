@@ -28,12 +28,12 @@ export function workerTrend(w, config, now) {
   };
 }
 
-/** GC time as a share of wall time over the last minute (seed 002), or null. */
+/** GC time as a share of wall time over the last minute (docs/incidents.md, incident 3), or null. */
 export function gcShare(window, now) {
   return window.rateOf('gcMs', now - TREND_WINDOW_MS);
 }
 
-/** How hot the scavenger runs over the last minute: scavenges a second and their share of wall time (seed 000). */
+/** How hot the scavenger runs over the last minute: scavenges a second and their share of wall time (docs/incidents.md, incident 1). */
 export function scavenger(window, now) {
   const since = now - TREND_WINDOW_MS;
   const perMs = window.rateOf('minorGcCount', since);
@@ -44,7 +44,7 @@ export function scavenger(window, now) {
 // 30 s after it happens (three buckets at the new level), not a third of a leak window later.
 const RECENT_STEP = { windowMs: 120_000, bucketMs: 10_000 };
 
-/** A step change in the worker's memory (seed 001's pattern): a recent one first, then over the leak window. */
+/** A step change in the worker's memory (the pattern of docs/incidents.md, incident 2): a recent one first, then over the leak window. */
 export function stepOf(window, leak, now) {
   return detectStep(window, { now, ...RECENT_STEP }) ?? detectStep(window, { now, windowMs: leak ? leak.window : 5 * 60_000 });
 }

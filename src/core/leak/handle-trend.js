@@ -1,4 +1,4 @@
-// Sockets, timers and fds that are opened and never closed (seed 004), named by their trend rather
+// Sockets, timers and fds that are opened and never closed (docs/incidents.md, incident 5), named by their trend rather
 // than past a fixed count: a leak that plateaus at 256 sockets is still a leak while it climbs.
 // Pure: a worker's samples in (per-type counts from process.getActiveResourcesInfo(), and fds),
 // a verdict out.

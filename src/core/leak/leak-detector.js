@@ -134,7 +134,7 @@ export function detectLeak(window, { leak, limits, now, pollInterval = 1000, sta
     named = explains(shaped) ? shaped : explains(largest) ? largest : { kind: LEAK_KINDS.RSS, field: tf, g: total };
     basis = named === shaped ? shaped.g : total;
     // RSS rising with heapTotal while no part (heapUsed included) explains it is V8 keeping freed
-    // pages (seed 001): a full GC or the rss limit deals with it, detectStep and advice report it.
+    // pages (docs/incidents.md, incident 2): a full GC or the rss limit deals with it, detectStep and advice report it.
     if (named.kind === LEAK_KINDS.RSS && explains({ g: growth(window, 'heapTotal', opts) ?? { perSec: -Infinity } })) return null;
   } else if (shaped && explains(shaped)) {
     // A leak-shaped part must also account for the tree's growth: a part's noise is not a leak.
@@ -195,7 +195,7 @@ export const STEP_THRESHOLDS = Object.freeze({
 });
 
 /**
- * A one-off rise in the baseline within the window (seed 001's stuck RSS), or null:
+ * A one-off rise in the baseline within the window (incident 2's stuck RSS, docs/incidents.md), or null:
  * { field, stepBytes, at, from, to }. Only rises are reported. For status/inspect, not for recycling.
  * @param {SampleWindow} window
  * @param {{now:number, windowMs:number, bucketMs?:number, minBytes?:number}} opts

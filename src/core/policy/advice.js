@@ -1,4 +1,4 @@
-// Advice from one sample: the patterns the incidents taught us, each as a code and the facts behind
+// Advice from one sample: the patterns the incidents taught us (docs/incidents.md), each as a code and the facts behind
 // it. Words are the report's (report/advice-words.js). Unknown inputs give no advice, never a wrong one.
 
 import { ADVICE } from '../../constants.js';
@@ -11,14 +11,14 @@ const MiB = 1024 * 1024;
 /** The bars each advice line is raised at; exported so tests and docs quote them. */
 export const ADVICE_THRESHOLDS = Object.freeze({
   nativeRatio: 2, // rss over 2× heapTotal …
-  nativeBytes: 100 * MiB, // … and this much outside V8: seed 001's 377 MiB gap
-  newSpace: 8 * MiB, // seed 000: 8 MiB under a cgroup limit already cost 25 % CPU in scavenges
+  nativeBytes: 100 * MiB, // … and this much outside V8: incident 2's 377 MiB gap (docs/incidents.md)
+  newSpace: 8 * MiB, // incident 1: 8 MiB under a cgroup limit already cost 25 % CPU in scavenges
   // … but only a hot scavenger makes a small new space a problem: an idle worker's new space is
   // small because V8 grows it on demand (1 MiB at start on every line), not because it is capped.
   scavengesPerSec: 10,
   minorGcShare: 0.02,
   heapHigh: 0.7, // of V8's heap limit: past this, full GCs come ever more often
-  gcShare: 0.1, // seed 002: 2–3 % is normal, 13 % hurt latency
+  gcShare: 0.1, // incident 3: 2–3 % is normal, 13 % hurt latency
   delayP99: 100, // ms of event-loop delay: every request waits that long
   cpuWait: 0.2, // share of the window the loop's thread waited for a CPU: past it, a late loop is starved, not blocked
   heapNearLimit: 0.85, // of V8's own heap limit: past this V8 thrashes in full GCs before it dies
@@ -91,7 +91,7 @@ export function advise(sample, { limits = null, cgroupLimit = null, heapSpaces =
     out.push({ code: starved ? ADVICE.CPU_STARVATION : ADVICE.LOOP_DELAY, delayP99, cpuWaitShare: sample.cpuWaitShare ?? null });
   }
 
-  // Seed 002: shipped for months with concurrent marking off; named from the first sample on.
+  // Incident 3: shipped with concurrent marking off; named from the first sample on.
   const mainThreadGc = (sample.gcFlags ?? []).filter((f) => MAIN_THREAD_GC.test(f));
   if (mainThreadGc.length) out.push({ code: ADVICE.GC_FLAGS, gcFlags: mainThreadGc.slice(0, 3) });
 
@@ -99,7 +99,7 @@ export function advise(sample, { limits = null, cgroupLimit = null, heapSpaces =
     out.push({ code: ADVICE.TINY_NEW_SPACE, newSpace, cgroupLimit: known(cgroupLimit) ? cgroupLimit : null, scavengesPerSec: known(sample.scavengesPerSec) ? sample.scavengesPerSec : null });
   }
 
-  // A V8 heap allowed past the RSS limit means V8 never collects hard before nodesup recycles (seed 001).
+  // A V8 heap allowed past the RSS limit means V8 never collects hard before nodesup recycles (incident 2).
   const rssLimit = limits?.rss ?? null;
   if (known(rssLimit) && known(heapLimit) && heapLimit > rssLimit) {
     out.push({ code: ADVICE.HEAP_LIMIT_ABOVE_RSS, heapLimit, rssLimit, maxOldSpaceMb: Math.floor((rssLimit * 0.75) / MiB) });

@@ -137,7 +137,7 @@ function adviceOf(w, last, gc, now, ctx, advised) {
   return advise(sample, { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit });
 }
 
-// DESIGN §4 step 2: a memory verdict first tries a full GC, at most once a gcMinIntervalMs per
+// The recycle's step 2 (docs/architecture.md): a memory verdict first tries a full GC, at most once a gcMinIntervalMs per
 // worker. A predicted crossing is met by a ready replacement, not a GC that would only delay it;
 // so is a worker rising fast, whose growth a GC cannot undo while it waits for one (risingFast).
 function withGc(v, mine, now, config, window = null) {

@@ -9,7 +9,7 @@ const MiB = 1024 * 1024;
 const HEADROOM = 0.9;
 
 /**
- * The over-commit warning (DESIGN §3a `overcommit`): workers × V8 heap limit (plus a measured native
+ * The over-commit warning (advice `overcommit`, docs/events.md): workers × V8 heap limit (plus a measured native
  * baseline), or workers × limits.rss, exceeds the container's memory limit.
  * @param {{workers:number, cgroupLimit:number|null, rssLimit:number|null, heapLimit:number|null, nativeBaseline:number|null, totalRss:object|null}} o
  * @returns {{code:'overcommit', need:number, limit:number}&object|null}

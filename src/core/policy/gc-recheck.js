@@ -1,4 +1,4 @@
-// DESIGN §4 step 2, the judgement half: after a full GC, is the worker still over the limit it was
+// The recycle's step 2 (docs/architecture.md), the judgement half: after a full GC, is the worker still over the limit it was
 // recycled for? Pure; the recycler samples, this decides.
 import { REASONS } from '../../constants.js';
 import { memoryVerdict, evaluateFleet } from './policy.js';

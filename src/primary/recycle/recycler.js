@@ -181,7 +181,7 @@ export class Recycler extends EventEmitter {
     }
   }
 
-  // DESIGN §4 step 2: a full GC, a fresh sample, and the recycle only if still over.
+  // Step 2 of the recycle: a full GC, a fresh sample, and the recycle only if still over.
   async #gcHelped(h, v) {
     const before = h.window.last();
     const r = await this.pool.request(h, KIND.GC, {}, GC_TIMEOUT_MS);

@@ -146,7 +146,7 @@ export function buildSample(t, pid, proc, stats) {
     heapFloor: stats?.heapFloor == null ? null : stats.heapFloor + (stats.threadsHeapUsed ?? 0),
     external,
     arrayBuffers: stats?.arrayBuffers ?? null,
-    // external already holds arrayBuffers (DESIGN §2), so it is not subtracted twice. V8's physical
+    // external already holds arrayBuffers (docs/design.md), so it is not subtracted twice. V8's physical
     // heap size, not heapTotal: reserved-but-untouched heap pages are not in RSS and would hide
     // native memory (a 100 MB allocation read native 36 → 7 MB with heapTotal, 36 → 37 with this).
     // worker_threads' heaps are V8 heaps too, not native memory (where the agent can see them).

@@ -1,5 +1,5 @@
 // The HTTP face of the metrics: /metrics for Prometheus, /healthz and /readyz for probes
-// (DESIGN §6, §7). node:http only; short keep-alive so a scraper's idle socket never holds a
+// (docs/metrics.md, docs/kubernetes.md). node:http only; short keep-alive so a scraper's idle socket never holds a
 // stopping supervisor open.
 
 import http from 'node:http';

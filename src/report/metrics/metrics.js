@@ -103,7 +103,7 @@ export function createMetrics({ getSnapshot, events, name = null, recycleCounter
     },
   });
   // The leak named in each worker, as the events and inspect name it: bytes/s by kind for memory,
-  // resources/s by type for handles (seed 004's sockets and timers).
+  // resources/s by type for handles (the sockets and timers of docs/incidents.md, incident 5).
   new Gauge({
     name: 'nodesup_worker_leak_bytes_per_second', help: 'Growth of the leak named in the worker (heap after full GC, or the window trend), by kind.',
     labelNames: ['slot', 'kind'], registers: [registry],

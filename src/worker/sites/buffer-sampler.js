@@ -26,8 +26,8 @@ import { packageVersion } from './package-version.js';
 // points of a confirmation (none at all: 1 in 3,000). Each sample costs a captured stack, and its
 // Buffer is freed later than an unwatched one: a Buffer held weakly (by this registry, or by a
 // WeakRef alike) stays until a later GC. On the cost bench's app (~300 MB/s of Buffers) RSS went
-// 69 → 130 MiB with the sampler, 69 with the stacks captured but nothing registered (README, "How a
-// leak is named", has the cost); V8's external-memory GC trigger bounds it, and it lasts only as
+// 69 → 130 MiB with the sampler, 69 with the stacks captured but nothing registered (docs/leaks.md,
+// "Buffers", has the cost); V8's external-memory GC trigger bounds it, and it lasts only as
 // long as a suspicion.
 export const SAMPLING_INTERVAL = 128 * 1024;
 const METHODS = ['alloc', 'allocUnsafe', 'allocUnsafeSlow', 'from', 'concat'];

@@ -1,5 +1,5 @@
 // Native memory told apart by its trend: a steady rise is native allocations that grow (zlib
-// streams never closed, an addon); flat is freed memory the allocator keeps (seed 001); too short
+// streams never closed, an addon); flat is freed memory the allocator keeps (incident 2, docs/incidents.md); too short
 // or too noisy a record says neither.
 import test from 'ava';
 import { nativeRising } from '../../../src/core/forecast/worker-trend.js';

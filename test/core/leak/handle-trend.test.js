@@ -1,4 +1,4 @@
-// Handles by trend (seed 004): a climb of sockets and timers is named by its types, whatever the count.
+// Handles by trend (docs/incidents.md, incident 5): a climb of sockets and timers is named by its types, whatever the count.
 import test from 'ava';
 import { detectHandleLeak, describeHandles } from '../../../src/core/leak/handle-trend.js';
 import { SampleWindow } from '../../../src/core/forecast/sample-window.js';

@@ -23,20 +23,20 @@ test('a healthy worker gets no advice', (t) => {
 });
 
 for (const [name, patch, ctx, code, mentions] of [
-  // seed 001: 665 MiB RSS over a 129 MiB heap
+  // incident 2 (docs/incidents.md): 665 MiB RSS over a 129 MiB heap
   ['native-gap', { rss: 665 * MiB, heapTotal: 129 * MiB, external: 24 * MiB, native: 512 * MiB }, {}, ADVICE.NATIVE_GAP, ['5.2×', '512 MiB', 'MALLOC_ARENA_MAX=2']],
   ['native-gap without a native field', { rss: 665 * MiB, heapTotal: 129 * MiB, external: 24 * MiB, native: null }, {}, ADVICE.NATIVE_GAP, ['512 MiB']],
-  // Told apart by the trend of native memory: flat is the allocator keeping freed memory (seed 001) …
+  // Told apart by the trend of native memory: flat is the allocator keeping freed memory (incident 2) …
   ['native-gap, flat: allocator retention, the exact env line', { rss: 665 * MiB, heapTotal: 129 * MiB, native: 512 * MiB, nativeRising: false }, {}, ADVICE.NATIVE_GAP, ['flat', "env: { MALLOC_ARENA_MAX: '2' }"]],
   // … rising is native allocations that grow: zlib streams opened per request and never ended.
   ['native-gap, rising: native allocations that grow', { rss: 665 * MiB, heapTotal: 129 * MiB, native: 512 * MiB, nativeRising: true }, {}, ADVICE.NATIVE_GAP, ['rising', 'zlib']],
-  // seed 000: new space shrunk to 8 MiB, then 2 MiB, under a 512 MiB pod limit
+  // incident 1: new space shrunk to 8 MiB, then 2 MiB, under a 512 MiB pod limit
   // … and only with the scavenger hot: scavenges a second, or their share of the time
   ['tiny-new-space', { newSpace: 2 * MiB, scavengesPerSec: 120 }, { cgroupLimit: 512 * MiB }, ADVICE.TINY_NEW_SPACE, ['2.0 MiB', '512 MiB', '120 scavenges/s', '--max-semi-space-size=16']],
   ['tiny-new-space at exactly 8 MiB, 10 scavenges/s', { newSpace: 8 * MiB, scavengesPerSec: 10 }, {}, ADVICE.TINY_NEW_SPACE, ['8.0 MiB']],
   ['tiny-new-space from heapSpaces, 3 % of the time in scavenges', { newSpace: null, minorGcShare: 0.03 }, { heapSpaces: [{ space_name: 'old_space', space_size: 90 * MiB }, { space_name: 'new_space', space_size: 4 * MiB }] }, ADVICE.TINY_NEW_SPACE, ['4.0 MiB']],
   ['tiny-new-space without a cgroup limit (a flag capped it)', { newSpace: 2 * MiB, scavengesPerSec: 80 }, { cgroupLimit: null }, ADVICE.TINY_NEW_SPACE, ['2.0 MiB', '80 scavenges/s']],
-  // seed 002: GC at 13 % of CPU, and why, where the agent can see it
+  // incident 3: GC at 13 % of CPU, and why, where the agent can see it
   ['gc-share', { gcShare: 0.13 }, {}, ADVICE.GC_SHARE, ['13%', 'allocation rate']],
   ['gc-share: a GC flag named', { gcShare: 0.13, gcFlags: ['--no-concurrent-marking'] }, {}, ADVICE.GC_SHARE, ['13%', '--no-concurrent-marking']],
   ['gc-share: the heap near its limit named', { gcShare: 0.2, heapUsed: 1.5 * GiB }, {}, ADVICE.GC_SHARE, ['75% of its limit']],
@@ -45,12 +45,12 @@ for (const [name, patch, ctx, code, mentions] of [
   ['loop-delay with the CPU at hand: blocking code', { delayP99: 250.4, cpuWaitShare: 0.02 }, {}, ADVICE.LOOP_DELAY, ['250 ms', 'blocks']],
   // Three healthy apps got "synchronous work blocks" while other processes had the machine's CPUs.
   ['cpu-starvation: the loop\'s thread waited for a CPU', { delayP99: 378, cpuWaitShare: 0.45 }, {}, ADVICE.CPU_STARVATION, ['378 ms', '45%', 'starved']],
-  // seed 002: concurrent marking off, named before any GC share shows it
+  // incident 3: concurrent marking off, named before any GC share shows it
   ['gc-flags at a healthy GC share', { gcFlags: ['--no-concurrent-marking', '--max-old-space-size=512'] }, {}, ADVICE.GC_FLAGS, ['--no-concurrent-marking']],
   ['heap-near-limit', { heapUsed: 1.9 * GiB }, {}, ADVICE.HEAP_NEAR_LIMIT, ['95%', '2.0 GiB']],
   ['heap-limit-above-rss', {}, { limits: { rss: 512 * MiB } }, ADVICE.HEAP_LIMIT_ABOVE_RSS, ['2.0 GiB', '512 MiB', '--max-old-space-size=384']],
   ['rss-limit-above-cgroup', {}, { limits: { rss: 1 * GiB }, cgroupLimit: 768 * MiB }, ADVICE.RSS_LIMIT_ABOVE_CGROUP, ['1.0 GiB', '768 MiB']],
-  // seed 004: a transport holding hundreds of sockets
+  // incident 5: a transport holding hundreds of sockets
   ['fd-growth', { fds: 1200 }, {}, ADVICE.FD_GROWTH, ['1200']],
   ['handles', { handles: 5000 }, {}, ADVICE.HANDLES, ['5000']],
 ]) {

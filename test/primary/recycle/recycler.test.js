@@ -1,4 +1,4 @@
-// The recycle procedure (DESIGN §4) in-process: a fake clock, the real worker records with scripted
+// The recycle procedure (docs/architecture.md, "The recycle") in-process: a fake clock, the real worker records with scripted
 // workers (they become ready, answer a GC, exit when the test says), and a scripted sampler. What
 // comes out is the order of what happened to the workers, the events and the outcomes the policy
 // learns. Pids are above Linux's pid_max, so no real process can ever be signalled.
