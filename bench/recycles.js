@@ -75,7 +75,7 @@ async function main() {
     '',
     requestNote(r),
     '',
-    'Reference, not a measurement of ours: the cluster of seed 003 (kills over-limit workers, no replacement first) lost 640 of 100 000 requests during its recycles.',
+    'Reference, not a measurement of ours: the cluster of incident 4 (docs/incidents.md) (kills over-limit workers, no replacement first) lost 640 of 100 000 requests during its recycles.',
   ].join('\n');
   publish(opts, 'recycles', 'Recycles under load', body);
 }

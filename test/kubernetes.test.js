@@ -69,7 +69,7 @@ test('every YAML in examples/kubernetes parses without errors or warnings', (t) 
   for (const kind of ['Deployment', 'ConfigMap', 'Service']) t.is(ofKind(kind).length, 1, `one ${kind}`);
 });
 
-test('the mounted config validates and sets totalRss 90%, a per-worker rss and --max-semi-space-size (seed 000)', async (t) => {
+test('the mounted config validates and sets totalRss 90%, a per-worker rss and --max-semi-space-size (incident 1)', async (t) => {
   const { key, config } = await mountedConfig();
   t.regex(key, /\.mjs$/, 'ESM in a directory without package.json must be .mjs');
   t.deepEqual(config.limits.totalRss, { fraction: 0.9 });

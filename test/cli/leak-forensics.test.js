@@ -40,7 +40,7 @@ test('a heap leak hidden among churn: leak.warning names cacheUser in users.js, 
   t.is((await run.exited).exitCode, 0);
 });
 
-test('sockets and timers never closed (seed 004): leak.warning of kind handles names TCPSocketWrap and Timeout', async (t) => {
+test('sockets and timers never closed (incident 5): leak.warning of kind handles names TCPSocketWrap and Timeout', async (t) => {
   t.timeout(3 * MINUTES);
   const cfg = writeConfig(t, { workers: 1, metrics: false, leak: { action: 'warn' } });
   const run = startCli(t, [app('socket-timer-leak.js'), '-c', cfg], { env: { PORT: String(await freePort()) } });

@@ -17,7 +17,7 @@ test(`--no-parallel-marking alone: aborts Node ${process.versions.node} exactly 
   t.is(predicted, major < 24);
 });
 
-test('--no-concurrent-marking alone (seed 002) runs on every line', (t) => {
+test('--no-concurrent-marking alone (incident 3) runs on every line', (t) => {
   t.is(abortingFlag(['--no-concurrent-marking'], process.versions.node), null);
   const run = spawnSync(process.execPath, ['--no-concurrent-marking', '-e', GC_HEAVY], { timeout: 60_000 });
   t.is(run.status, 0);

@@ -127,16 +127,7 @@ const TEXT = /\.(?:c?m?js|md|json|ya?ml|txt|sh)$|(?:^|\/)Dockerfile$/;
 
 // Citations that are not comments (test titles, a bench's printed text and the results it wrote):
 // left for those files' owners. Remove an entry once its line is reworded; a stale entry fails.
-const NOT_COMMENTS = [
-  { file: 'bench/recycles.js', text: 'the cluster of seed 003' },
-  { file: 'bench/RESULTS.md', text: 'the cluster of seed 003' },
-  { file: 'test/kubernetes.test.js', text: '--max-semi-space-size (seed 000)' },
-  { file: 'test/cli/leak-forensics.test.js', text: 'sockets and timers never closed (seed 004)' },
-  { file: 'test/core/leak/handle-trend.test.js', text: "['seed 004: 5 sockets and 5 intervals" },
-  { file: 'test/core/leak/handle-trend.test.js', text: "(seed 004\\'s pool)" },
-  { file: 'test/core/leak/leak-detector.test.js', text: 'is a native step (seed 001)' },
-  { file: 'test/core/node-lines.test.js', text: '--no-concurrent-marking alone (seed 002)' },
-];
+const NOT_COMMENTS = [];
 
 test('nothing cites a document the repository does not hold', (t) => {
   const files = SCANNED.flatMap(filesUnder).filter((f) => TEXT.test(f) && f !== SELF);

@@ -14,12 +14,12 @@ const seed004 = (s) => ({ resources: { TCPSocketWrap: 3 + 5 * s, Timeout: 2 + 5 
 
 const CASES = [
   // [title, seconds, f, types named or null]
-  ['seed 004: 5 sockets and 5 intervals a second, 30 s', 30, seed004, ['TCPSocketWrap', 'Timeout']],
+  ['incident 5: 5 sockets and 5 intervals a second, 30 s', 30, seed004, ['TCPSocketWrap', 'Timeout']],
   ['the same climb at a high count (2,000 open already)', 30, (s) => ({ resources: { TCPSocketWrap: 2000 + 5 * s }, fds: 2100 + 5 * s }), ['TCPSocketWrap']],
   ['too short a history (20 s)', 20, seed004, null],
   ['a steady ~10 open', 60, (s) => ({ resources: { TCPSocketWrap: 10 + (s % 3), Timeout: 10 - (s % 2) }, fds: 30 }), null],
   ['a burst that came and went (load test)', 40, (s) => ({ resources: { TCPSocketWrap: s < 20 ? 10 + 10 * s : Math.max(10, 210 - 20 * (s - 20)) }, fds: 30 }), null],
-  ['climbing to a plateau at 256 (seed 004\'s pool): named while it climbs', 45, (s) => ({ resources: { TCPSocketWrap: Math.min(256, 5 * s) }, fds: 30 }), ['TCPSocketWrap']],
+  ['climbing to a plateau at 256 (incident 5\'s pool): named while it climbs', 45, (s) => ({ resources: { TCPSocketWrap: Math.min(256, 5 * s) }, fds: 30 }), ['TCPSocketWrap']],
   ['… and not once it has sat at 256 for 30 s', 90, (s) => ({ resources: { TCPSocketWrap: Math.min(256, 5 * s) }, fds: 30 }), null],
   ['slow drift under the rate (0.2/s)', 60, (s) => ({ resources: { Timeout: 10 + Math.floor(s / 5) }, fds: 30 }), null],
   ['files opened and never closed: fds alone', 30, (s) => ({ resources: { TTYWrap: 1 }, fds: 20 + 2 * s }), ['fd']],

@@ -206,7 +206,7 @@ test('detectStep: a cache load is a step, dated to the poll it happened', (t) =>
   t.false(found.some(({ el }) => el < 150), 'not before it happened');
 });
 
-test('detectStep: RSS kept after a freed burst is a native step (seed 001)', (t) => {
+test('detectStep: RSS kept after a freed burst is a native step (incident 2)', (t) => {
   const { s } = steps(load('burst-spike'), SLOW.window).at(-1);
   t.like(s, { field: 'native', at: load('burst-spike')[120].t });
   t.true(Math.abs(s.stepBytes - 40 * MiB) < 2 * MiB);
