@@ -41,6 +41,7 @@ export function sparkline(values, width, { minRange = 0 } = {}) {
  * the serving one (`current` not false, else the newest) keeps the row and carries the rest.
  */
 export function slotRows(slots) {
+  if (!Array.isArray(slots)) throw new TypeError(`snapshot.slots: expected an array, got ${typeof slots}`);
   const bySlot = new Map();
   for (const row of slots) bySlot.set(row.slot, [...(bySlot.get(row.slot) ?? []), row]);
   return [...bySlot.values()].map((rows) => {

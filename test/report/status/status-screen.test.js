@@ -1,191 +1,258 @@
+// The terminal shell of the status screen on a fake clock: keys go in through a stream, frames come
+// out of a fake terminal, and time passes only when the test moves the clock. clock.settle() lets
+// the jobs already queued run (a key's handler, a fetch's promise) without any time passing.
 import test from 'ava';
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { EventEmitter } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { runStatusScreen } from '../../../src/report/status/status-screen.js';
+import { MESSAGE_MS } from '../../../src/report/status/status-state.js';
 import { NodesupError } from '../../../src/errors.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
 import { snapshot } from '../fake-snapshot.js';
 
 const ENTER_ALT = '\x1b[?1049h';
 const LEAVE_ALT = '\x1b[?1049l';
 const plain = (s) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 
-// A fake terminal: keys go in through a PassThrough that claims to be a TTY, bytes come out into
-// a Writable that remembers them.
-function terminal({ columns = 100, rows = 30 } = {}) {
+// A fake terminal: keys go in through a PassThrough that claims to be a TTY; the output remembers
+// every byte and can say what the screen shows after the last frame.
+function terminal(clock, { columns = 100, rows = 30 } = {}) {
   const input = new PassThrough();
   input.isTTY = true;
   input.rawModes = [];
   input.setRawMode = (on) => { input.rawModes.push(on); return input; };
   let written = '';
-  const output = new Writable({ write(chunk, _enc, done) { written += chunk; done(); } });
-  Object.assign(output, { columns, rows, isTTY: true });
+  const output = Object.assign(new EventEmitter(), { columns, rows, isTTY: true, write: (chunk) => { written += chunk; return true; } });
   return {
     input, output,
     get written() { return written; },
-    press: (keys) => input.write(keys),
-    async waitFor(pred, what, ms = 3000) {
-      const end = Date.now() + ms;
-      while (!pred(written)) {
-        if (Date.now() > end) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(plain(written).slice(-400))}`);
-        await sleep(10);
-      }
+    /** The last frame as plain text, a line a row. */
+    screen: () => written.slice(written.lastIndexOf('\x1b[H')).split(/\x1b\[\d+;1H|\x1b\[H/).slice(1).map(plain).join('\n'),
+    async press(keys) {
+      input.write(keys);
+      await clock.settle();
+    },
+    async resize(cols, rowCount) {
+      Object.assign(output, { columns: cols, rows: rowCount });
+      output.emit('resize');
+      await clock.settle();
     },
   };
 }
 
-function start(t, term, { fetchSnapshot = async () => snapshot({ slots: 3 }), actions = {}, ...rest } = {}) {
+async function start(t, { columns, rows, fetchSnapshot, actions = {}, ...rest } = {}) {
+  const clock = new FakeClock();
+  const term = terminal(clock, { columns, rows });
   const calls = [];
+  const fetches = { n: 0 };
   const signals = new EventEmitter();
+  let ended = false;
   const done = runStatusScreen({
-    fetchSnapshot,
+    fetchSnapshot: () => { fetches.n++; return fetchSnapshot ? fetchSnapshot(fetches.n) : Promise.resolve(snapshot({ slots: 3 })); },
     actions: {
       recycle: async (slot) => { calls.push(['recycle', slot]); return { message: `slot ${slot} recycling` }; },
-      reload: async () => { calls.push(['reload']); return 'started'; },
+      reload: async (...args) => { calls.push(['reload', ...args]); return 'started'; },
       inspect: async (slot) => { calls.push(['inspect', slot]); return { slot, pid: 4000 + slot, memory: { rss: 1024 * 1024 }, advice: ['all good'] }; },
       ...actions,
     },
-    input: term.input, output: term.output, intervalMs: 20, signals, ...rest,
+    input: term.input, output: term.output, intervalMs: 1000, signals, clock, ...rest,
   });
-  t.teardown(() => term.press('\x03'));
-  return { done, calls, signals };
+  done.then(() => { ended = true; }, () => { ended = true; });
+  t.teardown(() => term.input.write('\x03'));
+  await clock.settle();
+  return { clock, term, done, calls, fetches, signals, ended: () => ended };
 }
 
-test('enters the alt screen, draws a row per slot, x recycles the slot chosen with ↓, q quits and restores', async (t) => {
-  const term = terminal();
-  const { done, calls } = start(t, term);
-  await term.waitFor((w) => /\n?.*4002 ready/.test(plain(w)), 'slot rows');
+test('enters the alt screen, draws a row per slot, ↓ x recycles slot 1 and says how it went, q quits and restores', async (t) => {
+  const { term, done, calls, clock } = await start(t);
   t.true(term.written.startsWith(ENTER_ALT + '\x1b[?25l'));
   t.deepEqual(term.input.rawModes, [true]);
-  for (const pid of [4000, 4001, 4002]) t.true(plain(term.written).includes(`${pid} ready`));
+  for (const pid of [4000, 4001, 4002]) t.true(term.screen().includes(`${pid} ready`), `${pid}`);
   t.true(term.written.includes('\x1b[K'), 'lines erase their own tail');
   t.false(term.written.includes('\x1b[2J'), 'no full-screen clear');
 
-  term.press('\x1b[B');
-  term.press('x');
-  await term.waitFor(() => calls.length > 0, 'recycle call');
+  await term.press('\x1b[Bx');
   t.deepEqual(calls, [['recycle', 1]]);
-  await term.waitFor((w) => plain(w).includes('recycle slot 1: slot 1 recycling'), 'result message');
+  t.true(term.screen().includes('recycle slot 1: slot 1 recycling'));
 
-  term.press('q');
+  await term.press('q');
   t.deepEqual(await done, { reason: 'quit' });
   t.true(term.written.endsWith('\x1b[?25h' + LEAVE_ALT));
   t.deepEqual(term.input.rawModes, [true, false]);
+  t.is(clock.pending.size, 0, 'no timer left behind');
 });
 
-test('k/j and arrows move the selection within bounds; r reloads', async (t) => {
-  const term = terminal();
-  const { done, calls } = start(t, term);
-  await term.waitFor((w) => plain(w).includes('4002 ready'), 'rows');
-  term.press('jjjjjk'); // down past the end, then one up
-  term.press('x');
-  term.press('\x1b[A\x1b[A\x1b[A'); // up past the top
-  term.press('x');
-  term.press('r');
-  await term.waitFor(() => calls.length === 3, 'three calls');
+test('k/j and arrows move the selection within bounds; r reloads with no slot', async (t) => {
+  const { term, done, calls } = await start(t);
+  await term.press('jjjjjk'); // down past the end, then one up
+  await term.press('x');
+  await term.press('\x1b[A\x1b[A\x1b[A'); // up past the top
+  await term.press('x');
+  await term.press('r');
   t.deepEqual(calls, [['recycle', 1], ['recycle', 0], ['reload']]);
-  term.press('\x03');
+  await term.press('\x03');
   t.deepEqual(await done, { reason: 'quit' });
 });
 
 test('i shows the inspect overlay; ↓ scrolls it to the advice; any other key closes it (q too) without quitting', async (t) => {
-  const term = terminal();
-  const { done, calls } = start(t, term);
-  await term.waitFor((w) => plain(w).includes('4000 ready'), 'rows');
-  term.press('i');
-  await term.waitFor((w) => plain(w).includes('nodesup inspect: slot 0 · pid 4000'), 'overlay');
+  const { term, done, calls, ended } = await start(t);
+  await term.press('i');
   t.deepEqual(calls, [['inspect', 0]]);
-  t.true(plain(term.written).includes('↑↓ scroll · any other key closes'), 'the report is longer than 30 rows');
-  t.false(plain(term.written).includes('all good'), 'the advice is below the fold');
-  term.press('j'.repeat(60)); // past the end: it stops at the last line
-  await term.waitFor((w) => plain(w).includes('all good'), 'the advice scrolled into view');
-  t.false(plain(term.written).includes('4000 ready', plain(term.written).indexOf('all good')), 'scrolling did not close it');
-  const before = term.written.length;
-  term.press('q');
-  await term.waitFor((w) => plain(w.slice(before)).includes('4000 ready'), 'table again');
-  term.press('q');
+  t.regex(term.screen(), /nodesup inspect: slot 0 · pid 4000/);
+  t.true(term.screen().includes('↑↓ scroll · any other key closes'), 'the report is longer than 30 rows');
+  t.false(term.screen().includes('all good'), 'the advice is below the fold');
+  await term.press('j'.repeat(60)); // past the end: it stops at the last line
+  t.true(term.screen().includes('all good'), 'the advice scrolled into view');
+  t.false(term.screen().includes('4000 ready'), 'scrolling did not close it');
+  await term.press('q');
+  t.true(term.screen().includes('4000 ready'), 'the table again');
+  t.false(ended());
+  await term.press('q');
   t.deepEqual(await done, { reason: 'quit' });
 });
 
 test('a failing action shows its error and the screen goes on', async (t) => {
-  const term = terminal();
-  const { done } = start(t, term, { actions: { recycle: async () => { throw new Error('slot 0 is already recycling'); } } });
-  await term.waitFor((w) => plain(w).includes('4000 ready'), 'rows');
-  term.press('x');
-  await term.waitFor((w) => plain(w).includes('recycle slot 0 failed: slot 0 is already recycling'), 'error message');
-  term.press('q');
+  const { term, done } = await start(t, { actions: { recycle: async () => { throw new Error('slot 0 is already recycling'); } } });
+  await term.press('x');
+  t.true(term.screen().includes('recycle slot 0 failed: slot 0 is already recycling'));
+  await term.press('j');
+  t.regex(term.screen(), /^>\s+1\s+4001 ready/m, 'still taking keys');
+  await term.press('q');
   t.deepEqual(await done, { reason: 'quit' });
 });
 
-test('fetch errors show a message and retry; recovering clears it', async (t) => {
-  const term = terminal();
-  let fails = 3;
-  const { done } = start(t, term, { fetchSnapshot: async () => { if (fails-- > 0) throw new Error('ECONNREFUSED'); return snapshot({ slots: 2 }); } });
-  await term.waitFor((w) => plain(w).includes('cannot reach the supervisor: ECONNREFUSED (retrying)'), 'error line');
-  await term.waitFor((w) => plain(w).includes('4001 ready'), 'recovered');
-  term.press('q');
+test('polls once per intervalMs of the clock, and at once after an action', async (t) => {
+  const { clock, term, fetches } = await start(t, { intervalMs: 1000 });
+  t.is(fetches.n, 1, 'the first poll at start');
+  await clock.advance(999);
+  t.is(fetches.n, 1);
+  await clock.advance(1);
+  t.is(fetches.n, 2);
+  await clock.advance(3000);
+  t.is(fetches.n, 5);
+  await term.press('x');
+  t.is(fetches.n, 6, 'the action\'s effect is fetched without waiting for the interval');
+});
+
+test('a message stays MESSAGE_MS on the clock, then goes without a key or a poll', async (t) => {
+  const { clock, term } = await start(t, { intervalMs: 60_000 });
+  await term.press('x');
+  t.true(term.screen().includes('recycle slot 0: slot 0 recycling'));
+  await clock.advance(MESSAGE_MS - 1);
+  t.true(term.screen().includes('recycle slot 0: slot 0 recycling'));
+  await clock.advance(1);
+  t.false(term.screen().includes('recycle slot 0'));
+});
+
+test('fetch errors show a message and retry each interval; recovering clears it', async (t) => {
+  const { clock, term, done, fetches } = await start(t, {
+    fetchSnapshot: (n) => (n <= 3 ? Promise.reject(new Error('ECONNREFUSED')) : Promise.resolve(snapshot({ slots: 2 }))),
+  });
+  t.true(term.screen().includes('cannot reach the supervisor: ECONNREFUSED (retrying)'));
+  await clock.advance(2000);
+  t.is(fetches.n, 3);
+  t.true(term.screen().includes('(retrying)'));
+  await clock.advance(1000);
+  t.true(term.screen().includes('4001 ready'));
+  t.false(term.screen().includes('retrying'));
+  await term.press('q');
   t.deepEqual(await done, { reason: 'quit' });
 });
 
-test('a supervisor gone for longer than failAfterMs: rejects with a coded error and restores the terminal', async (t) => {
-  const term = terminal();
-  const { done } = start(t, term, { failAfterMs: 150, fetchSnapshot: async () => { throw new Error('ENOENT'); } });
+test('a supervisor gone for failAfterMs: rejects with a coded error then, not before, and restores the terminal', async (t) => {
+  const { clock, term, done, ended } = await start(t, { failAfterMs: 5000, fetchSnapshot: () => Promise.reject(new Error('ENOENT')) });
+  await clock.advance(4999);
+  t.false(ended(), 'still retrying just short of failAfterMs');
+  await clock.advance(1);
   const err = await t.throwsAsync(done, { instanceOf: NodesupError });
   t.is(err.code, 'NODESUP_ERR_NOT_RUNNING');
   t.is(err.exitCode, 1);
+  t.regex(err.message, /no answer from the supervisor for 5 s: ENOENT/);
   t.true(term.written.endsWith('\x1b[?25h' + LEAVE_ALT));
   t.deepEqual(term.input.rawModes, [true, false]);
 });
 
-test('SIGTERM restores the terminal and resolves', async (t) => {
-  const term = terminal();
-  const { done, signals } = start(t, term);
-  await term.waitFor((w) => plain(w).includes('4000 ready'), 'rows');
+test('a fetch that never answers is given up after failAfterMs, said, and retried', async (t) => {
+  const { clock, term, fetches, ended } = await start(t, { failAfterMs: 3000, fetchSnapshot: (n) => (n === 1 ? new Promise(() => {}) : Promise.resolve(snapshot({ slots: 1 }))) });
+  await clock.advance(2999);
+  t.true(term.screen().includes('connecting to the supervisor'));
+  await clock.advance(1);
+  t.true(term.screen().includes('cannot reach the supervisor: no answer within 3000 ms (retrying)'));
+  await clock.advance(1000);
+  t.is(fetches.n, 2);
+  t.true(term.screen().includes('4000 ready'));
+  t.false(ended());
+});
+
+test('SIGTERM restores the terminal, resolves, and leaves no listener or timer behind', async (t) => {
+  const { term, done, signals, clock } = await start(t);
   signals.emit('SIGTERM', 'SIGTERM');
   t.deepEqual(await done, { reason: 'signal', signal: 'SIGTERM' });
   t.true(term.written.endsWith(LEAVE_ALT));
-  t.is(signals.listenerCount('SIGTERM') + signals.listenerCount('SIGINT') + signals.listenerCount('exit'), 0);
+  t.is(signals.listenerCount('SIGTERM') + signals.listenerCount('SIGINT') + signals.listenerCount('exit') + signals.listenerCount('uncaughtExceptionMonitor'), 0);
+  t.is(term.input.listenerCount('data') + term.output.listenerCount('resize'), 0);
+  t.is(clock.pending.size, 0);
 });
 
-test('an exception in rendering restores the terminal and rejects', async (t) => {
-  const term = terminal();
-  const { done } = start(t, term, { fetchSnapshot: async () => ({ slots: 'not an array' }) });
-  await t.throwsAsync(done);
+test('inside the supervisor: no stop signals of its own, and it ends when `until` settles', async (t) => {
+  let stopped;
+  const until = new Promise((resolve) => { stopped = resolve; });
+  const { done, signals, ended, clock } = await start(t, { stopSignals: [], until });
+  signals.emit('SIGTERM', 'SIGTERM');
+  await clock.settle();
+  t.false(ended(), 'the primary owns SIGTERM');
+  stopped();
+  t.deepEqual(await done, { reason: 'stopped' });
+});
+
+test('the terminal going away (input ends) resolves as a hangup', async (t) => {
+  const { term, done } = await start(t);
+  term.input.end();
+  t.deepEqual(await done, { reason: 'hangup' });
+});
+
+test('an exception while drawing restores the terminal and rejects', async (t) => {
+  const { term, done } = await start(t, { fetchSnapshot: () => Promise.resolve({ slots: 'not an array' }) });
+  await t.throwsAsync(done, { message: /snapshot\.slots: expected an array/ });
   t.true(term.written.endsWith(LEAVE_ALT));
 });
 
 test('resize redraws at the new width; no line is wider than the terminal', async (t) => {
-  const term = terminal({ columns: 160, rows: 40 });
-  const { done } = start(t, term, { intervalMs: 60_000 });
-  await term.waitFor((w) => plain(w).includes('RST'), 'wide table');
-  const before = term.written.length;
-  Object.assign(term.output, { columns: 60, rows: 20 });
-  term.output.emit('resize');
-  await term.waitFor((w) => w.length > before, 'redraw');
-  const frame = term.written.slice(before);
-  t.false(plain(frame).includes('RST'), 'narrow: minor columns dropped');
-  for (const line of frame.split(/\x1b\[\d+;1H|\x1b\[H/).slice(1)) t.true(plain(line).length <= 60, JSON.stringify(plain(line)));
-  term.press('q');
+  const { term, done } = await start(t, { columns: 160, rows: 40 });
+  t.true(term.screen().includes('RST'), 'wide table');
+  await term.resize(60, 20);
+  const lines = term.screen().split('\n');
+  t.false(term.screen().includes('RST'), 'narrow: minor columns dropped');
+  t.true(lines.length <= 20);
+  for (const line of lines) t.true(line.length <= 60, JSON.stringify(line));
+  await term.press('q');
   await done;
 });
 
 test('the chart asks for the selected slot\'s history; t steps the range, s the series, ↓ the slot', async (t) => {
-  const term = terminal({ columns: 80, rows: 24 });
   const asked = [];
   const fetchHistory = async (slot, range) => {
     asked.push([slot, range.rangeMs, range.points]);
     const to = snapshot().now;
     return { range: { slot, from: to - range.rangeMs, to, t: [to - 1000], rss: [100 * 1024 * 1024], heapUsed: [50 * 1024 * 1024], events: [] } };
   };
-  start(t, term, { fetchHistory });
-  await term.waitFor((w) => plain(w).includes('slot 0  rss MiB, last 5m'), 'the 5 minute rss chart of slot 0');
-  t.deepEqual(asked[0], [0, 5 * 60_000, 160], 'two points a column of an 80-column terminal');
-  term.press('t');
-  await term.waitFor((w) => plain(w).includes('slot 0  rss MiB, last 30m'), 'the 30 minute chart');
-  await term.waitFor(() => asked.some(([, ms]) => ms === 30 * 60_000), 'a 30 minute history asked for');
-  term.press('s');
-  await term.waitFor((w) => plain(w).includes('slot 0  heap used MiB, last 30m'), 'the heap series');
-  term.press('j');
-  await term.waitFor(() => asked.some(([slot, ms]) => slot === 1 && ms === 30 * 60_000), 'slot 1\'s history');
-  await term.waitFor((w) => plain(w).includes('slot 1  heap used MiB, last 30m'), 'slot 1 in the pane');
+  const { term } = await start(t, { columns: 80, rows: 24, fetchHistory });
+  t.true(term.screen().includes('slot 0  rss MiB, last 5m'));
+  t.deepEqual(asked, [[0, 5 * 60_000, 160]], 'two points a column of an 80-column terminal');
+  await term.press('t');
+  t.deepEqual(asked.at(-1), [0, 30 * 60_000, 160]);
+  t.true(term.screen().includes('slot 0  rss MiB, last 30m'));
+  await term.press('s');
+  t.true(term.screen().includes('slot 0  heap used MiB, last 30m'));
+  await term.press('j');
+  t.deepEqual(asked.at(-1), [1, 30 * 60_000, 160]);
+  t.true(term.screen().includes('slot 1  heap used MiB, last 30m'));
+});
+
+test('a history that fails leaves the chart on the snapshot\'s trail and the screen going', async (t) => {
+  const { term, clock, fetches } = await start(t, { fetchHistory: async () => { throw new Error('unknown op history'); } });
+  t.true(term.screen().includes('slot 0  rss MiB, last 5m'));
+  t.false(term.screen().includes('unknown op'), 'not an error for the user: an older supervisor');
+  await clock.advance(1000);
+  t.is(fetches.n, 2);
 });
