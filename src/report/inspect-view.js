@@ -5,7 +5,8 @@
 import { formatBytes, formatDuration } from '../units.js';
 import { clean, paint, truncate, wrap } from './status/ansi.js';
 import { adviceText } from './advice-words.js';
-import { describeSite } from '../core/sites/frames.js';
+import { describeSite } from './site-words.js';
+import { describeHandles } from './resource-words.js';
 
 const WIDTH = 100; // the CLI's, and the most any line is wrapped to
 const MIN = 60;
@@ -119,7 +120,7 @@ function trend(r) {
 }
 
 function leakLine(L) {
-  if (L.kind === 'handles') return `  leak (handles): ${clean(L.summary) || '-'} (r² ${r2(L.r2)})`;
+  if (L.kind === 'handles') return `  leak (handles): ${clean(Array.isArray(L.types) ? describeHandles(L.types) : L.summary) || '-'} (r² ${r2(L.r2)})`;
   const after = L.kind === 'external' ? 'external memory after two full GCs' : 'heap after a full GC';
   const what = L.confirm ? `${after} (${L.confirm.forcedGcs} forced, longest pause ${dash(L.confirm.maxPauseMs)} ms)` : FIELD_NAMES[L.field] ?? (clean(L.field) || 'memory');
   const over = known(L.windowMs) ? ` over ${formatDuration(L.windowMs)}` : '';
@@ -180,3 +181,16 @@ export function renderInspect(report, { width = WIDTH, color = false } = {}) {
 
 /** The report as text for a terminal or a pipe, ending in one newline. */
 export const inspectText = (report) => `${renderInspect(report).join('\n')}\n`;
+
+/**
+ * Why a heap snapshot was refused (core/policy/fit.js snapshotRoom gives the numbers), and the
+ * cheaper way to the same answer.
+ * @param {{code:'heap-unknown'|'memory'|'disk', needBytes?:number, haveBytes?:number}} room
+ * @param {number} slot
+ */
+export function heapSnapshotRefused(room, slot) {
+  const why = room.code === 'memory' ? `it needs ~${formatBytes(room.needBytes)} of memory and only ${formatBytes(room.haveBytes)} is left before the memory limit`
+    : room.code === 'disk' ? `the file needs ~${formatBytes(room.needBytes)} and only ${formatBytes(room.haveBytes)} is free on its disk`
+      : 'the worker has not reported its heap yet';
+  return `heap snapshot refused: ${why}; \`nodesup inspect ${slot}\` names the code that retains memory from the sampling heap profile, at a fraction of the cost`;
+}

@@ -2,11 +2,13 @@
 // every event becomes one pino line, worded from its fields by words.js, so the code that decides
 // and acts never writes prose.
 import { messageFor } from './words.js';
+import { withSummary } from './resource-words.js';
 
 /** Log every event on `events` with `logger`; returns a function that stops listening. */
 export function logEvents(events, logger) {
   const onEvent = (fields, { level, msg }) => {
-    logger[level](fields, msg ?? messageFor(fields));
+    const line = withSummary(fields);
+    logger[level](line, msg ?? messageFor(line));
   };
   events.on('event', onEvent);
   return () => events.off('event', onEvent);

@@ -7,6 +7,7 @@ import { STATES } from '../constants.js';
 import { DurationRing } from '../core/duration-ring.js';
 import { readCgroupMemoryCurrent } from '../proc/cgroup.js';
 import { memoryOf } from '../core/forecast/memory-of.js';
+import { withSummary } from './resource-words.js';
 
 // Points of a worker's memory kept for its sparkline when the slot history is off.
 const HISTORY_POINTS = 60;
@@ -54,7 +55,8 @@ export function createReadModel({ workers, events, history, slotHistory = null, 
   const onJudged = (list) => {
     for (const j of list) {
       const e = entry(j.id);
-      if (e) Object.assign(e, { judged: j.judged, leak: j.leak, points: j.points, profiler: j.profiler });
+      // A handles leak keeps its documented summary for status and inspect: the core gives the types alone.
+      if (e) Object.assign(e, { judged: j.judged, leak: withSummary(j.leak), points: j.points, profiler: j.profiler });
     }
   };
   const onPoll = ({ ms }) => poll.record(ms);

@@ -5,9 +5,9 @@ import { EVENTS, LEAK_KINDS, MEMORY_REASONS, REASONS } from '../constants.js';
 import { formatBytes, formatDuration } from '../units.js';
 import { clean } from './status/ansi.js';
 import { growthPerMinute } from './status/status-columns.js';
-import { describeHandles } from '../core/leak/handle-trend.js';
 import { adviceText } from './advice-words.js';
-import { describeSite } from '../core/sites/frames.js';
+import { describeSite } from './site-words.js';
+import { describeHandles } from './resource-words.js';
 
 // The one wording of a site: the log and the status pane name a leak's site alike.
 export { describeSite };

@@ -2,7 +2,7 @@
 // sizes), parts as shares of RSS, nothing past 100 columns (or the terminal's width), unknowns as
 // '-', and findings that agree with each other.
 import test from 'ava';
-import { inspectText, renderInspect } from '../../src/report/inspect-view.js';
+import { inspectText, renderInspect, heapSnapshotRefused } from '../../src/report/inspect-view.js';
 import { visibleWidth } from '../../src/report/status/ansi.js';
 
 const MiB = 1024 * 1024;
@@ -152,6 +152,9 @@ const FINDINGS = [
   ['a native leak: the heap profiler is not its business', { ...NONE, leak: { ...HEAP_BY_WINDOW, kind: 'native', field: 'native' } },
     [/leak \(native\): native memory grows/], [/no leak/, /retain/]],
   ['a step alone', { ...NONE, step: REPORT.step }, [/step: external memory rose/], [/no leak/, /suspected/]],
+  ['a handles leak, worded from its types (the fds said apart: the sockets are counted as TCPSocketWrap)', { ...NONE, leak: { kind: 'handles', growthPerSec: 12, r2: 0.99,
+    types: [{ type: 'TCPSocketWrap', perSec: 12, count: 360 }, { type: 'fd', perSec: 12, count: 382, kinds: [{ what: 'TCP to 127.0.0.1:4000, ESTABLISHED', count: 360, perSec: 12 }] }] } },
+  [/leak \(handles\): TCPSocketWrap \+12\/s; fds: TCP to 127\.0\.0\.1:4000, ESTABLISHED \+12\/s \(360 open\)\s+\(r² 0\.99\)/], [/no leak/, /fd \+12/]],
 ];
 for (const [name, data, present, absent] of FINDINGS) {
   test(`findings: ${name}`, (t) => {
@@ -182,4 +185,11 @@ test('an external leak found on points after GC, with a library site: said as su
   });
   t.regex(out, /leak \(external\): external memory after two full GCs \(4 forced, longest pause 12 ms\) grows/);
   t.regex(out, /\n {4}some-store@2\.3\.1 set, reached from server\.js:9 /);
+});
+
+test('a refused heap snapshot says what is short, by how much, and the cheaper way', (t) => {
+  t.is(heapSnapshotRefused({ ok: false, code: 'memory', needBytes: 150 * MiB, haveBytes: 100 * 1024 }, 0),
+    'heap snapshot refused: it needs ~150 MiB of memory and only 100 KiB is left before the memory limit; `nodesup inspect 0` names the code that retains memory from the sampling heap profile, at a fraction of the cost');
+  t.regex(heapSnapshotRefused({ ok: false, code: 'disk', needBytes: 200 * MiB, haveBytes: 150 * MiB }, 2), /^heap snapshot refused: the file needs ~200 MiB and only 150 MiB is free on its disk; `nodesup inspect 2` names/);
+  t.regex(heapSnapshotRefused({ ok: false, code: 'heap-unknown' }, 1), /^heap snapshot refused: the worker has not reported its heap yet; /);
 });

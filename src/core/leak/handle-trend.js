@@ -1,10 +1,10 @@
 // Sockets, timers and fds that are opened and never closed (docs/incidents.md, incident 5), named by their trend rather
 // than past a fixed count: a leak that plateaus at 256 sockets is still a leak while it climbs.
 // Pure: a worker's samples in (per-type counts from process.getActiveResourcesInfo(), and fds),
-// a verdict out.
+// a verdict out, worded by report/resource-words.js.
 import { linearTrend } from '../forecast/trend.js';
 import { LEAK_KINDS } from '../../constants.js';
-import { growingFdKinds, describeFdKinds } from '../sites/fd-kinds.js';
+import { growingFdKinds } from '../sites/fd-kinds.js';
 
 export const HANDLE_THRESHOLDS = Object.freeze({
   windowMs: 30_000, // the rise must hold this long: a burst of connections comes and goes sooner
@@ -69,16 +69,9 @@ export function detectHandleLeak(window, { now, startedAt = null }) {
   };
 }
 
-/** "TCPSocketWrap +5/s, Timeout +5/s", and what the fds are: "fd +12/s: TCP to 127.0.0.1:4000, ESTABLISHED +12/s (659 open)" */
-export function describeHandles(types) {
-  const text = named(types).map((t) => `${t.type} +${t.perSec}/s`).join(', ');
-  const kinds = types.find((t) => t.type === 'fd')?.kinds;
-  if (!kinds?.length) return text;
-  return named(types).some((t) => t.type === 'fd') ? `${text}: ${describeFdKinds(kinds)}` : `${text}; fds: ${describeFdKinds(kinds)}`;
-}
-
 // A socket is a resource and an fd: counted once, as the resource. fds alone (files opened with
-// fs.openSync and never closed) are the leak's only face, and then named.
+// fs.openSync and never closed) are the leak's only face, and then counted (and named: the report
+// says the types by the same rule).
 const named = (types) => (types.some((t) => t.type !== 'fd') ? types.filter((t) => t.type !== 'fd') : types);
 
 /**

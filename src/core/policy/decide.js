@@ -13,7 +13,7 @@ import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
 import { gcMinIntervalMs, risingFast } from './gc-recheck.js';
 import { hotPoll } from '../forecast/hot-poll.js';
 import { profileProbe, profileNext, slotNotice, knownLeak } from '../leak/slot-story.js';
-import { detectHandleLeak, describeHandles } from '../leak/handle-trend.js';
+import { detectHandleLeak } from '../leak/handle-trend.js';
 import { projectTimeToLimit } from '../forecast/trend.js';
 import { memoryOf } from '../forecast/memory-of.js';
 import { confirmedExternalLeak } from '../leak/external-leak.js';
@@ -268,7 +268,7 @@ export function explainLeak(found) {
     confidence: round2(found.confidence ?? found.r2 ?? 0),
     r2: round2(found.r2 ?? 0),
   };
-  if (found.kind === LEAK_KINDS.HANDLES) Object.assign(out, { growthPerSec: found.growthPerSec, types: found.types, summary: describeHandles(found.types) });
+  if (found.kind === LEAK_KINDS.HANDLES) Object.assign(out, { growthPerSec: found.growthPerSec, types: found.types });
   if (found.sites) out.sites = found.sites;
   else if (found.sitesUnavailable) out.sitesUnavailable = found.sitesUnavailable;
   if (found.confirm) out.confirm = found.confirm;

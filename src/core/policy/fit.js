@@ -2,7 +2,6 @@
 // says they did not. Pure: numbers in, advice out ({code, ...facts}, worded by report/advice-words.js)
 // or null; unknown inputs give none.
 import { ADVICE } from '../../constants.js';
-import { formatBytes } from '../../units.js';
 
 const MiB = 1024 * 1024;
 // What a worker may take of the container at most, so the primary and the kernel keep some room.
@@ -49,18 +48,19 @@ export function oomAdvice({ slot, lastRss, rssLimit, cgroupLimit, workers }) {
  * in the worker's memory (about the heap's size again) and writes a file about as large.
  * @param {{heapUsed:number|null, memoryHeadroom:number|null, diskFree:number|null}} o
  *   memoryHeadroom: bytes before the container's limit (or MemAvailable on a host); diskFree: bytes
- * @returns {{ok:true, need:number}|{ok:false, need:number, why:string}}
+ * @returns {{ok:true, need:number}|{ok:false, need:number, code:'heap-unknown'|'memory'|'disk', needBytes?:number, haveBytes?:number}}
+ *   a refusal's code says what is short, needBytes and haveBytes by how much (report/inspect-view.js words it)
  */
 export function snapshotRoom({ heapUsed, memoryHeadroom, diskFree }) {
   // Measured on V8 12/13: a snapshot peaks at 1–1.5× the used heap in the worker, and its file is
   // ~1–2× the used heap. The larger ends, so a refusal errs on the side of the pod.
   const need = Math.ceil((heapUsed ?? 0) * 1.5);
-  if (heapUsed === null) return { ok: false, need, why: 'the worker has not reported its heap yet' };
+  if (heapUsed === null) return { ok: false, need, code: 'heap-unknown' };
   if (memoryHeadroom !== null && memoryHeadroom < need) {
-    return { ok: false, need, why: `it needs ~${formatBytes(need)} of memory and only ${formatBytes(Math.max(0, memoryHeadroom))} is left before the memory limit` };
+    return { ok: false, need, code: 'memory', needBytes: need, haveBytes: Math.max(0, memoryHeadroom) };
   }
   if (diskFree !== null && diskFree < 2 * heapUsed) {
-    return { ok: false, need, why: `the file needs ~${formatBytes(2 * heapUsed)} and only ${formatBytes(diskFree)} is free on its disk` };
+    return { ok: false, need, code: 'disk', needBytes: 2 * heapUsed, haveBytes: diskFree };
   }
   return { ok: true, need };
 }

@@ -1,6 +1,6 @@
 // What a worker's children are, by command: a leak of child processes, or of their memory, is
-// named with the commands ("node -e const keep = … ×6, +1.2/min"), read from /proc/<pid>/cmdline.
-// Pure: cmdline text and counts in, names out.
+// named with the commands, read from /proc/<pid>/cmdline. Pure: cmdline text and counts in,
+// commands with their counts and rates out (report/resource-words.js says them).
 
 const MAX_LEN = 120; // a command line is cut here: an inline script can be kilobytes
 
@@ -25,9 +25,4 @@ export function childCommands(older, newer, { top = 3 } = {}) {
     .map(([command, count]) => ({ command, count, perMin: min === null ? null : Math.round(((count - (older.commands?.[command] ?? 0)) / min) * 10) / 10 }))
     .sort((a, b) => (b.perMin ?? 0) - (a.perMin ?? 0) || b.count - a.count)
     .slice(0, top);
-}
-
-/** "node -e … ×6 (+1.2/min)" */
-export function describeCommands(list) {
-  return list.map((c) => `${c.command} ×${c.count}${c.perMin ? ` (+${c.perMin}/min)` : ''}`).join('; ');
 }

@@ -1,8 +1,10 @@
 // What a worker's fds are, from /proc text: each fd's link (/proc/<pid>/fd/N → "socket:[ino]",
 // "pipe:[ino]", a path) and the socket tables (/proc/<pid>/net/tcp, tcp6, unix: inode → addresses
-// and state). An fd leak is then named by what leaks: "TCP to 127.0.0.1:4000, ESTABLISHED +12/s",
-// files by path, pipes. This sees what Node's active-resources list leaves out: idle keep-alive
-// sockets are unref'd and not in process.getActiveResourcesInfo(). Pure: text in, counts out.
+// and state). An fd leak is then named by what leaks: TCP to one service, files by path, pipes.
+// This sees what Node's active-resources list leaves out: idle keep-alive sockets are unref'd and
+// not in process.getActiveResourcesInfo(). Pure: text in, counts by kind out. A kind's label
+// ("TCP to 127.0.0.1:4000, ESTABLISHED") is its key: the agent's counts travel keyed by it, and
+// report/resource-words.js says the rates.
 
 const TCP_STATES = {
   '01': 'ESTABLISHED', '02': 'SYN_SENT', '03': 'SYN_RECV', '04': 'FIN_WAIT1', '05': 'FIN_WAIT2', '06': 'TIME_WAIT',
@@ -127,8 +129,3 @@ export function growingFdKinds(older, newer, { top = FD_KIND_THRESHOLDS.top, min
 }
 
 const outgoing = (k) => (k.what.startsWith('TCP to ') ? 1 : 0);
-
-/** "TCP to 127.0.0.1:4000, ESTABLISHED +12/s (659 open)" */
-export function describeFdKinds(kinds) {
-  return kinds.map((k) => `${k.what} +${k.perSec}/s (${k.count} open)`).join('; ');
-}

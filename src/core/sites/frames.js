@@ -1,7 +1,8 @@
 // What a stack frame is, for naming a site: the app's own code, a library's (inside node_modules,
 // named by package and reached from the app's own frame: `via`), Node's internals, or nodesup's
 // own (the agent, its GC through node:vm, its samplers), which is never a site. Shared by the heap
-// profile's tree walk and the Buffer sampler's stacks. Pure: urls and paths in, names out.
+// profile's tree walk and the Buffer sampler's stacks. Pure: urls and paths in, sites as fields out
+// (report/site-words.js says them).
 
 /**
  * @typedef {{fn:string, file:string, line:number}} SiteKey
@@ -91,18 +92,4 @@ export function classifyStack(frames, { ours, cwd = '', zeroBased = true }) {
 /** `{through}` when the package the app called (entry) is another than the site's, else nothing. */
 export function throughOf(library, entry) {
   return library && entry && entry.dir !== library.dir ? { through: entry } : {};
-}
-
-/**
- * "some-store@2.3.1 MemoryStore.set, reached from server.js:12", "clone@2.1.2 _clone, through
- * node-cache@5.1.2, reached from server.js:24", or "cacheUser (lib/users.js:3)".
- */
-export function describeSite(s) {
-  if (!s) return '';
-  // A resource (zlib streams left open) is said first: it is what holds the memory.
-  if (s.resource) return `${s.resource} streams opened at ${describeSite({ ...s, resource: undefined })}`;
-  if (!s.package) return `${s.fn} (${s.file}:${s.line})`;
-  const through = s.through ? `, through ${s.through}` : '';
-  const via = s.via ? `, reached from ${s.via.file}:${s.via.line}` : '';
-  return `${s.package} ${s.fn}${through}${via}`;
 }

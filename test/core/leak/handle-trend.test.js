@@ -1,6 +1,6 @@
 // Handles by trend (docs/incidents.md, incident 5): a climb of sockets and timers is named by its types, whatever the count.
 import test from 'ava';
-import { detectHandleLeak, describeHandles } from '../../../src/core/leak/handle-trend.js';
+import { detectHandleLeak } from '../../../src/core/leak/handle-trend.js';
 import { SampleWindow } from '../../../src/core/forecast/sample-window.js';
 
 const T0 = 5_000_000;
@@ -13,9 +13,9 @@ function history(seconds, f) {
 const seed004 = (s) => ({ resources: { TCPSocketWrap: 3 + 5 * s, Timeout: 2 + 5 * s, TTYWrap: 1 }, fds: 20 + 5 * s });
 
 const CASES = [
-  // [title, seconds, f, types named or null]
-  ['incident 5: 5 sockets and 5 intervals a second, 30 s', 30, seed004, ['TCPSocketWrap', 'Timeout']],
-  ['the same climb at a high count (2,000 open already)', 30, (s) => ({ resources: { TCPSocketWrap: 2000 + 5 * s }, fds: 2100 + 5 * s }), ['TCPSocketWrap']],
+  // [title, seconds, f, the growing types (fd among them when the fds climb too) or null]
+  ['incident 5: 5 sockets and 5 intervals a second, 30 s', 30, seed004, ['TCPSocketWrap', 'Timeout', 'fd']],
+  ['the same climb at a high count (2,000 open already)', 30, (s) => ({ resources: { TCPSocketWrap: 2000 + 5 * s }, fds: 2100 + 5 * s }), ['TCPSocketWrap', 'fd']],
   ['too short a history (20 s)', 20, seed004, null],
   ['a steady ~10 open', 60, (s) => ({ resources: { TCPSocketWrap: 10 + (s % 3), Timeout: 10 - (s % 2) }, fds: 30 }), null],
   ['a burst that came and went (load test)', 40, (s) => ({ resources: { TCPSocketWrap: s < 20 ? 10 + 10 * s : Math.max(10, 210 - 20 * (s - 20)) }, fds: 30 }), null],
@@ -32,16 +32,19 @@ for (const [title, seconds, f, want] of CASES) {
     const found = detectHandleLeak(window, { now, startedAt: T0 });
     if (want === null) return t.is(found, null, JSON.stringify(found));
     t.is(found.kind, 'handles');
-    t.deepEqual(describeHandles(found.types).split(', ').map((x) => x.split(' ')[0]).sort(), [...want].sort());
+    t.deepEqual(found.types.map((x) => x.type).sort(), [...want].sort());
   });
 }
 
-test('describeHandles: the types that grow and how fast; a socket is not counted again as its fd', (t) => {
+test('detectHandleLeak: the types that grow and how fast; a socket is not counted again as its fd', (t) => {
   const { window, now } = history(30, seed004);
   const found = detectHandleLeak(window, { now, startedAt: T0 });
-  t.is(describeHandles(found.types), 'TCPSocketWrap +5/s, Timeout +5/s');
-  t.is(found.growthPerSec, 10);
-  t.true(found.types.some((x) => x.type === 'fd'), 'the fd climb is kept in the detail');
+  t.deepEqual(found.types, [{ type: 'TCPSocketWrap', perSec: 5, count: 153 }, { type: 'Timeout', perSec: 5, count: 152 }, { type: 'fd', perSec: 5, count: 170 }]);
+  t.is(found.growthPerSec, 10, 'the fd climb is kept in the detail, not in the total');
+});
+test('detectHandleLeak: fds alone are the leak\'s only face, and counted', (t) => {
+  const { window, now } = history(30, (s) => ({ resources: { TTYWrap: 1 }, fds: 20 + 2 * s }));
+  t.is(detectHandleLeak(window, { now, startedAt: T0 }).growthPerSec, 2);
 });
 
 // The issue's http.Agent per request: idle keep-alive sockets are unref'd, so the resource types
@@ -56,16 +59,17 @@ test('detectHandleLeak: unref\'d keep-alive sockets are named by what the fds ar
   const found = detectHandleLeak(window, { now, startedAt: T0 });
   t.deepEqual(found.types.map((x) => x.type), ['fd']);
   t.deepEqual(found.types[0].kinds, [{ what: 'TCP to 127.0.0.1:4000, ESTABLISHED', count: 360, perSec: 12 }]);
-  t.is(describeHandles(found.types), 'fd +12/s: TCP to 127.0.0.1:4000, ESTABLISHED +12/s (360 open)');
+  t.is(found.growthPerSec, 12);
 });
 test('detectHandleLeak: sockets that are resources too keep their type first, the fds after', (t) => {
   const { window, now } = history(30, (s) => ({ ...agentPerRequest(s), resources: { TCPSocketWrap: 12 * s } }));
   const found = detectHandleLeak(window, { now, startedAt: T0 });
-  t.is(describeHandles(found.types), 'TCPSocketWrap +12/s; fds: TCP to 127.0.0.1:4000, ESTABLISHED +12/s (360 open)');
+  t.deepEqual(found.types.map((x) => x.type), ['TCPSocketWrap', 'fd']);
+  t.deepEqual(found.types[1].kinds, [{ what: 'TCP to 127.0.0.1:4000, ESTABLISHED', count: 360, perSec: 12 }]);
+  t.is(found.growthPerSec, 12, 'the sockets counted once');
 });
 test('detectHandleLeak: without fd readings the fds are only counted', (t) => {
   const { window, now } = history(30, (s) => ({ resources: { TTYWrap: 1 }, fds: 20 + 2 * s }));
   const found = detectHandleLeak(window, { now, startedAt: T0 });
-  t.is(found.types[0].kinds, undefined);
-  t.is(describeHandles(found.types), 'fd +2/s');
+  t.deepEqual(found.types, [{ type: 'fd', perSec: 2, count: 80 }]);
 });

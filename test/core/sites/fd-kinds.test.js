@@ -3,7 +3,7 @@
 // (test/fixtures/proc/record-fds.js), and on tables.
 import test from 'ava';
 import fs from 'node:fs';
-import { countFdKinds, parseTcp, parseUnix, decodeAddress, growingFdKinds, describeFdKinds } from '../../../src/core/sites/fd-kinds.js';
+import { countFdKinds, parseTcp, parseUnix, decodeAddress, growingFdKinds } from '../../../src/core/sites/fd-kinds.js';
 
 const rec = JSON.parse(fs.readFileSync(new URL('../../fixtures/proc/fds.json', import.meta.url), 'utf8'));
 
@@ -52,10 +52,6 @@ const GROW = [
   ['no span', { t: 5, kinds: {} }, { t: 5, kinds: { pipe: 50 } }, []],
 ];
 for (const [title, a, b, want] of GROW) test(`growingFdKinds: ${title}`, (t) => t.deepEqual(growingFdKinds(a, b), want));
-
-test('describeFdKinds', (t) => {
-  t.is(describeFdKinds([{ what: 'TCP to 127.0.0.1:4000, ESTABLISHED', count: 659, perSec: 12.1 }]), 'TCP to 127.0.0.1:4000, ESTABLISHED +12.1/s (659 open)');
-});
 
 test('growingFdKinds: on a tie, the connections the worker opened come first', (t) => {
   const kinds = growingFdKinds({ t: 0, kinds: {} }, { t: 10_000, kinds: { 'TCP on 127.0.0.1:4000, ESTABLISHED': 60, 'TCP to 127.0.0.1:4000, ESTABLISHED': 60 } });

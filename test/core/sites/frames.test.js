@@ -1,6 +1,6 @@
 // Frames → what they are: library (package, its directory), the site and its `via`, nodesup's own.
 import test from 'ava';
-import { libraryOf, classifyStack, describeSite, fileOf } from '../../../src/core/sites/frames.js';
+import { libraryOf, classifyStack, fileOf } from '../../../src/core/sites/frames.js';
 
 const LIB = [
   ['/srv/app/node_modules/some-store/lib/memory.js', { name: 'some-store', dir: '/srv/app/node_modules/some-store' }],
@@ -34,11 +34,6 @@ for (const [title, frames, want] of STACKS) {
   test(`classifyStack: ${title}`, (t) => t.deepEqual(classifyStack(frames, { ours, cwd: '/srv/app', zeroBased: false }), want));
 }
 
-test('describeSite says the package and the app line in words', (t) => {
-  t.is(describeSite({ fn: 'MemoryStore.set', file: 'node_modules/some-store/lib/memory.js', line: 119, package: 'some-store@2.3.1', via: { file: 'server.js', line: 12 } }),
-    'some-store@2.3.1 MemoryStore.set, reached from server.js:12');
-  t.is(describeSite({ fn: '_clone', file: 'node_modules/clone/clone.js', line: 73, package: 'clone@2.1.2', through: 'node-cache@5.1.2', via: { file: 'server.js', line: 24 } }),
-    'clone@2.1.2 _clone, through node-cache@5.1.2, reached from server.js:24');
-  t.is(describeSite({ fn: 'cachePage', file: 'lib/pages.js', line: 9 }), 'cachePage (lib/pages.js:9)');
+test('fileOf: a file:// url decoded, relative to cwd', (t) => {
   t.is(fileOf('file:///srv/app/a%20b.js', '/srv/app'), 'a b.js');
 });
