@@ -3,6 +3,7 @@
 // While any serving worker would reach its limit within a few poll intervals at its last rate, the
 // next tick comes after HOT_MS instead. Cheap to judge: the last two samples of each worker.
 import { memoryOf } from './memory-of.js';
+import { msToLimit } from './rising.js';
 
 export const HOT_MS = 200;
 const LOOKAHEAD_POLLS = 5;
@@ -25,9 +26,9 @@ export function hotPoll(workers, now, config) {
     const mb = memoryOf(b);
     const ma = memoryOf(a);
     if (mb === null || ma === null || b.t <= a.t || mb <= ma || now - b.t > 2 * config.pollInterval) continue;
-    const perMs = (mb - ma) / (b.t - a.t);
-    // Over the limit already is the verdict's business; rising toward it is ours.
-    if (mb < limit && (limit - mb) / perMs <= horizonMs) return HOT_MS;
+    // Over the limit already is the verdict's business (msToLimit gives none); rising toward it is ours.
+    const ms = msToLimit(mb, (mb - ma) / (b.t - a.t), limit);
+    if (ms !== null && ms <= horizonMs) return HOT_MS;
   }
   return null;
 }

@@ -3,6 +3,7 @@
 // its last sample. Pure. The sites come from the agent (read at the decision); this is the rest.
 import { LEAK_KINDS } from '../../constants.js';
 import { memoryOf } from '../forecast/memory-of.js';
+import { risingAtEverySample, msToLimit } from '../forecast/rising.js';
 
 const PARTS = [[LEAK_KINDS.HEAP, 'heapUsed'], [LEAK_KINDS.EXTERNAL, 'external'], [LEAK_KINDS.NATIVE, 'native'], [LEAK_KINDS.CHILDREN, 'childrenRss']];
 // Below this a worker's life says nothing about a rate: start-up noise. A worker filling that
@@ -44,12 +45,10 @@ export function retainedOf(window, readyAt) {
 export function fillsFast(window, limit, now, { withinMs = 60_000, recentMs = 5000 } = {}) {
   if (!(limit > 0)) return false;
   const points = window.series('treeRss', now - recentMs);
-  if (points.length < 3) return false;
-  for (let i = 1; i < points.length; i++) if (!(points[i][1] > points[i - 1][1])) return false;
-  const [t0, a] = points[0];
-  const [t1, b] = points[points.length - 1];
-  if (t1 <= t0 || b >= limit) return false;
-  return (limit - b) / ((b - a) / (t1 - t0)) <= withinMs;
+  const perMs = risingAtEverySample(points);
+  if (perMs === null) return false;
+  const ms = msToLimit(points[points.length - 1][1], perMs, limit);
+  return ms !== null && ms <= withinMs;
 }
 
 /**

@@ -2,6 +2,7 @@
 // recycled for? Pure; the recycler samples, this decides.
 import { REASONS } from '../../constants.js';
 import { memoryVerdict, evaluateFleet } from './policy.js';
+import { risingAtEverySample } from '../forecast/rising.js';
 
 /**
  * True while the verdict still holds: the worker (or, for `total-rss`, the fleet) is over.
@@ -35,11 +36,6 @@ const RECENT_MS = 3000;
 export function risingFast(window, v, now) {
   const field = FIELD[v.reason];
   if (!field || !(v.limit > 0)) return false;
-  const points = window.series(field, now - RECENT_MS);
-  if (points.length < 3) return false;
-  for (let i = 1; i < points.length; i++) if (!(points[i][1] > points[i - 1][1])) return false;
-  const [t0, a] = points[0];
-  const [t1, b] = points[points.length - 1];
-  if (t1 <= t0) return false;
-  return ((b - a) / (t1 - t0)) * FAST_MS >= 0.1 * v.limit;
+  const perMs = risingAtEverySample(window.series(field, now - RECENT_MS));
+  return perMs !== null && perMs * FAST_MS >= 0.1 * v.limit;
 }

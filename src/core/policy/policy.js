@@ -1,7 +1,8 @@
 // Per-worker verdicts: from a worker's sample history, its limits and `now`, should it go, and why?
 // Pure: the shell passes in everything, including the per-worker jitter draw.
 import { REASONS } from '../../constants.js';
-import { linearTrend, projectTimeToLimit } from '../forecast/trend.js';
+import { linearTrend } from '../forecast/trend.js';
+import { msToLimit } from '../forecast/rising.js';
 
 /** @typedef {import('../../types.js').Sample} Sample @typedef {import('../../types.js').Limits} Limits */
 
@@ -59,9 +60,10 @@ export function predictCrossing(window, rssLimit, now, { startupMs, pollInterval
   // A worker that started near its limit is below-baseline's business (a hold), not a leak's.
   const first = window.series('treeRss', readyAt)[0];
   if (!first || first[1] > 0.75 * rssLimit) return null;
-  const inSec = projectTimeToLimit(current, fit.slope, rssLimit);
-  if (inSec === null || inSec * 1000 > horizonMs) return null;
-  return { reason: REASONS.RSS, value: current, limit: rssLimit, predictive: true, crossingInMs: Math.round(inSec * 1000) };
+  // linearTrend's slope is per second; a crossing is timed in ms.
+  const inMs = msToLimit(current, fit.slope / 1000, rssLimit);
+  if (inMs === null || inMs > horizonMs) return null;
+  return { reason: REASONS.RSS, value: current, limit: rssLimit, predictive: true, crossingInMs: Math.round(inMs) };
 }
 
 /** Which memory limit the latest sample is over, sustained for limits.sustain, or null. */
