@@ -1,0 +1,33 @@
+import test from 'ava';
+import { SampleWindow } from '../../../src/core/forecast/sample-window.js';
+
+test('SampleWindow: bounded by age and count, series skips nulls', (t) => {
+  const w = new SampleWindow({ maxAgeMs: 5000, maxSamples: 4 });
+  for (let i = 0; i <= 10; i++) w.push({ t: i * 1000, heapUsed: i % 3 === 0 ? null : i });
+  t.is(w.size, 4);
+  t.is(w.last().t, 10_000);
+  t.deepEqual(w.series('heapUsed'), [[7000, 7], [8000, 8], [10_000, 10]]);
+  t.deepEqual(w.since(9000).map((s) => s.t), [9000, 10_000]);
+  t.is(w.span(), 3000);
+  const byAge = new SampleWindow({ maxAgeMs: 2500 });
+  for (let i = 0; i <= 10; i++) byAge.push({ t: i * 1000 });
+  t.deepEqual(byAge.samples.map((s) => s.t), [8000, 9000, 10_000]);
+});
+
+test('SampleWindow: since and rateOf find the window\'s start by bisection, as a scan would (uneven gaps, duplicates, nulls)', (t) => {
+  const w = new SampleWindow({ maxAgeMs: 1e9 });
+  let at = 1000;
+  for (let i = 0; i < 300; i++) {
+    at += [0, 1, 7, 250, 1000][(i * 7) % 5]; // repeated timestamps too
+    w.push({ t: at, gcMs: i % 11 === 0 ? null : i * 2 });
+  }
+  const scanIndex = (since) => { const i = w.samples.findIndex((x) => x.t >= since); return i < 0 ? w.samples.length : i; };
+  for (const since of [-Infinity, 0, 1000, 1001, w.samples[37].t, w.samples[37].t + 1, w.samples[150].t, at, at + 1]) {
+    t.is(w.indexSince(since), scanIndex(since), `since ${since}`);
+    t.deepEqual(w.since(since), w.samples.filter((x) => x.t >= since));
+    const first = w.samples.find((x) => x.t >= since && x.gcMs != null);
+    const last = w.last();
+    const want = !first || last.t <= first.t ? null : (last.gcMs - first.gcMs) / (last.t - first.t);
+    t.is(w.rateOf('gcMs', since), want, `rateOf since ${since}`);
+  }
+});
