@@ -36,156 +36,82 @@ const MAX_SITES = 64;
 
 /** @param {{interval?:number, random?:() => number}} [o] */
 export function bufferSampler({ interval = SAMPLING_INTERVAL, random = Math.random } = {}) {
-  const originals = new Map();
-  const zlibOriginals = new Map();
-  const table = new Map(); // site key → {site, bytes, samples}
-  let countdown = draw();
-  let depth = 0; // Buffer.concat calls Buffer.allocUnsafe: one allocation, counted once
+  const sites = siteTable();
+  const draw = () => -Math.log(1 - random()) * interval;
+  // depth: Buffer.concat calls Buffer.allocUnsafe, one allocation counted once; a zlib stream's
+  // own output Buffer is part of the stream's weight.
+  const st = { countdown: draw(), depth: 0 };
+  const sample = (buf, n, wrapper) => {
+    st.countdown -= n;
+    if (st.countdown > 0) return;
+    st.countdown = draw();
+    sites.track(buf, n / (1 - Math.exp(-n / interval)), wrapper, null);
+  };
   let startedAt = null;
-  let ours = 0;
-  const registry = new FinalizationRegistry(({ key, weight }) => {
-    const e = table.get(key);
-    if (!e) return;
-    e.bytes -= weight;
-    e.samples--;
-    if (e.samples <= 0) table.delete(key);
-  });
-
-  function draw() {
-    return -Math.log(1 - random()) * interval;
-  }
-
-  function record(buf, n, wrapper) {
-    track(buf, n / (1 - Math.exp(-n / interval)), wrapper, null);
-  }
-
-  function track(obj, weight, wrapper, resource) {
-    const holder = {};
-    const { stackTraceLimit, prepareStackTrace } = Error;
-    let frames;
-    try {
-      Error.stackTraceLimit = STACK_LIMIT;
-      Error.prepareStackTrace = (_, callSites) => callSites;
-      Error.captureStackTrace(holder, wrapper);
-      frames = holder.stack.map((c) => ({ functionName: c.getFunctionName() ?? '', url: c.getFileName() ?? '', lineNumber: c.getLineNumber() ?? 0 }));
-    } finally {
-      Error.stackTraceLimit = stackTraceLimit;
-      Error.prepareStackTrace = prepareStackTrace;
-    }
-    const c = classifyStack(frames, { ours: isOurs, cwd: process.cwd(), zeroBased: false });
-    if (c?.ours) { ours += weight; return; }
-    const site = c?.site ?? { fn: '(unknown)', file: '', line: 0 };
-    const key = `${site.fn}\u0000${site.file}\u0000${site.line}\u0000${resource ?? ''}`;
-    let e = table.get(key);
-    if (!e) {
-      if (table.size >= 4 * MAX_SITES) return; // an app with endless sites: the big ones are in already
-      const named = resource ? { ...site, resource } : { ...site };
-      if (c?.library) {
-        const v = packageVersion(c.library.dir);
-        named.package = v ? `${c.library.name}@${v}` : c.library.name;
-        if (c.through) {
-          const tv = packageVersion(c.through.dir);
-          named.through = tv ? `${c.through.name}@${tv}` : c.through.name;
-        }
-        if (c.via) named.via = c.via;
-      }
-      table.set(key, (e = { site: named, bytes: 0, samples: 0 }));
-    }
-    e.bytes += weight;
-    e.samples++;
-    const held = { key, weight };
-    registry.register(obj, held, held);
-    return held;
-  }
-
-  // A stream that closes leaves at once (its zlib state is freed then), not at a later GC.
-  function forget(held) {
-    if (!registry.unregister(held)) return;
-    const e = table.get(held.key);
-    if (!e) return;
-    e.bytes -= held.weight;
-    e.samples--;
-    if (e.samples <= 0) table.delete(held.key);
-  }
-
-  function wrapZlib(name, fn) {
-    const resource = `zlib ${name.slice('create'.length)}`;
-    return function tracked(...args) {
-      let stream;
-      depth++; // the stream's own output Buffer is part of its weight
-      try {
-        stream = fn.apply(this, args);
-      } finally {
-        depth--;
-      }
-      if (stream && typeof stream.once === 'function') {
-        const held = track(stream, zlibStateBytes(name, args[0]), tracked, resource);
-        if (held) stream.once('close', () => forget(held));
-      }
-      return stream;
-    };
-  }
-
-  function wrap(name, fn) {
-    return function sampled(...args) {
-      if (depth > 0) return fn.apply(this, args);
-      depth++;
-      let buf;
-      try {
-        buf = fn.apply(this, args);
-      } finally {
-        depth--;
-      }
-      // A Buffer over an ArrayBuffer the app passed in allocates nothing.
-      const n = buf?.byteLength ?? 0;
-      if (n > 0 && !(name === 'from' && isArrayBufferLike(args[0]))) {
-        countdown -= n;
-        if (countdown <= 0) {
-          countdown = draw();
-          record(buf, n, sampled);
-        }
-      }
-      return buf;
-    };
-  }
-
+  let unpatch = null;
   return {
     get running() { return startedAt !== null; },
     /** Wrap the Buffer statics (once). */
     start(now = Date.now()) {
       if (startedAt !== null) return;
       startedAt = now;
-      for (const m of METHODS) {
-        const fn = Buffer[m];
-        if (typeof fn !== 'function') continue;
-        originals.set(m, fn);
-        Buffer[m] = wrap(m, fn);
-      }
-      for (const m of ZLIB_FACTORIES) {
-        const fn = zlib[m];
-        if (typeof fn !== 'function') continue;
-        zlibOriginals.set(m, fn);
-        setFactory(m, wrapZlib(m, fn));
-      }
-      syncBuiltinESMExports(); // `import { createGzip } from 'node:zlib'` sees the wrapper too
+      unpatch = patch(st, sample, sites);
     },
     /** Put the originals back and forget the table. */
     stop() {
-      for (const [m, fn] of originals) Buffer[m] = fn;
-      originals.clear();
-      for (const [m, fn] of zlibOriginals) setFactory(m, fn);
-      if (zlibOriginals.size) syncBuiltinESMExports();
-      zlibOriginals.clear();
-      table.clear();
+      unpatch?.();
+      unpatch = null;
+      sites.clear();
       startedAt = null;
-      ours = 0;
     },
     /**
      * Retained Buffer bytes per site since start (estimated from the samples still alive), as a
      * flat profile: { startedAt, total, ours, sites: [{fn, file, line, bytes, samples, package?, via?}] }.
      */
     read() {
-      if (startedAt === null) return null;
+      return startedAt === null ? null : sites.read(startedAt);
+    },
+  };
+}
+
+/**
+ * The retained table: samples by site, each taken out when its object is collected (or, for a
+ * stream, closed). `ours` counts what nodesup's own code allocated, never a site.
+ */
+function siteTable() {
+  const table = new Map(); // site key → {site, bytes, samples}
+  let ours = 0;
+  const drop = ({ key, weight }) => {
+    const e = table.get(key);
+    if (!e) return;
+    e.bytes -= weight;
+    e.samples--;
+    if (e.samples <= 0) table.delete(key);
+  };
+  const registry = new FinalizationRegistry(drop);
+  return {
+    /** Count `weight` bytes of obj at the site that called `wrapper`; the handle to forget it by, if counted. */
+    track(obj, weight, wrapper, resource) {
+      const c = classifyStack(stackOf(wrapper), { ours: isOurs, cwd: process.cwd(), zeroBased: false });
+      if (c?.ours) { ours += weight; return undefined; }
+      const site = c?.site ?? { fn: '(unknown)', file: '', line: 0 };
+      const key = `${site.fn}\u0000${site.file}\u0000${site.line}\u0000${resource ?? ''}`;
+      let e = table.get(key);
+      if (!e) {
+        if (table.size >= 4 * MAX_SITES) return undefined; // an app with endless sites: the big ones are in already
+        table.set(key, (e = { site: namedSite(c, site, resource), bytes: 0, samples: 0 }));
+      }
+      e.bytes += weight;
+      e.samples++;
+      const held = { key, weight };
+      registry.register(obj, held, held);
+      return held;
+    },
+    // A stream that closes leaves at once (its zlib state is freed then), not at a later GC.
+    forget(held) {
+      if (registry.unregister(held)) drop(held);
+    },
+    read(startedAt) {
       let total = 0;
       const sites = [];
       for (const e of table.values()) {
@@ -195,6 +121,99 @@ export function bufferSampler({ interval = SAMPLING_INTERVAL, random = Math.rand
       sites.sort((a, b) => b.bytes - a.bytes);
       return { startedAt, total: Math.round(total), ours: Math.round(ours), sites: sites.slice(0, MAX_SITES) };
     },
+    clear() {
+      table.clear();
+      ours = 0;
+    },
+  };
+}
+
+/** The stack of the code that called `wrapper`, innermost first, as the heap profile's frames. */
+function stackOf(wrapper) {
+  const holder = {};
+  const { stackTraceLimit, prepareStackTrace } = Error;
+  try {
+    Error.stackTraceLimit = STACK_LIMIT;
+    Error.prepareStackTrace = (_, callSites) => callSites;
+    Error.captureStackTrace(holder, wrapper);
+    return holder.stack.map((c) => ({ functionName: c.getFunctionName() ?? '', url: c.getFileName() ?? '', lineNumber: c.getLineNumber() ?? 0 }));
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+    Error.prepareStackTrace = prepareStackTrace;
+  }
+}
+
+/** A site as the table keeps it: a library's with its package (and version), the one the app called, and the app's line. */
+function namedSite(c, site, resource) {
+  const named = resource ? { ...site, resource } : { ...site };
+  if (!c?.library) return named;
+  named.package = versioned(c.library);
+  if (c.through) named.through = versioned(c.through);
+  if (c.via) named.via = c.via;
+  return named;
+}
+
+const versioned = (lib) => {
+  const v = packageVersion(lib.dir);
+  return v ? `${lib.name}@${v}` : lib.name;
+};
+
+/** Wrap the Buffer statics and zlib's factories; returns what puts the originals back. */
+function patch(st, sample, sites) {
+  const buffers = [];
+  for (const m of METHODS) {
+    const fn = Buffer[m];
+    if (typeof fn !== 'function') continue;
+    buffers.push([m, fn]);
+    Buffer[m] = wrapBuffer(m, fn, st, sample);
+  }
+  const factories = [];
+  for (const m of ZLIB_FACTORIES) {
+    const fn = zlib[m];
+    if (typeof fn !== 'function') continue;
+    factories.push([m, fn]);
+    setFactory(m, wrapZlib(m, fn, st, sites));
+  }
+  syncBuiltinESMExports(); // `import { createGzip } from 'node:zlib'` sees the wrapper too
+  return () => {
+    for (const [m, fn] of buffers) Buffer[m] = fn;
+    for (const [m, fn] of factories) setFactory(m, fn);
+    if (factories.length) syncBuiltinESMExports();
+  };
+}
+
+function wrapBuffer(name, fn, st, sample) {
+  return function sampled(...args) {
+    if (st.depth > 0) return fn.apply(this, args);
+    st.depth++;
+    let buf;
+    try {
+      buf = fn.apply(this, args);
+    } finally {
+      st.depth--;
+    }
+    // A Buffer over an ArrayBuffer the app passed in allocates nothing.
+    const n = buf?.byteLength ?? 0;
+    if (n > 0 && !(name === 'from' && isArrayBufferLike(args[0]))) sample(buf, n, sampled);
+    return buf;
+  };
+}
+
+function wrapZlib(name, fn, st, sites) {
+  const resource = `zlib ${name.slice('create'.length)}`;
+  return function tracked(...args) {
+    let stream;
+    st.depth++;
+    try {
+      stream = fn.apply(this, args);
+    } finally {
+      st.depth--;
+    }
+    if (stream && typeof stream.once === 'function') {
+      const held = sites.track(stream, zlibStateBytes(name, args[0]), tracked, resource);
+      if (held) stream.once('close', () => sites.forget(held));
+    }
+    return stream;
   };
 }
 
