@@ -1,6 +1,3 @@
-// "A worker's memory", spelled once: what the rss limit, the views and the forecasts all read.
-
-/** The whole tree's RSS of a sample (the worker and its children), else its own; null when unknown. */
-export function memoryOf(sample) {
-  return sample ? (sample.treeRss ?? sample.rss ?? null) : null;
-}
+// A worker's memory is defined beside the Sample (src/sample/memory-of.js); the core's callers
+// import it from here as they always have.
+export { memoryOf } from '../../sample/memory-of.js';

@@ -3,6 +3,7 @@
 // code, the decision and inspect read the same numbers.
 import { heapField, detectStep } from '../leak/leak-detector.js';
 import { growth, linearTrend, projectTimeToLimit } from './trend.js';
+import { memoryOf } from './memory-of.js';
 
 /** How far back the trend and the GC share look. */
 export const TREND_WINDOW_MS = 60_000;
@@ -24,14 +25,17 @@ export function workerTrend(w, config, now) {
   return {
     rssPerSec,
     heapPerSec: heap ? Math.round(heap.perSec) : null,
-    rssLimitInSec: roundOrNull(projectTimeToLimit(last?.treeRss ?? null, rssPerSec, config.limits.rss)),
+    rssLimitInSec: roundOrNull(projectTimeToLimit(memoryOf(last), rssPerSec, config.limits.rss)),
   };
 }
 
 /** GC time as a share of wall time over the last minute (docs/incidents.md, incident 3), or null. */
-export function gcShare(window, now) {
+export function gcShareLastMinute(window, now) {
   return window.rateOf('gcMs', now - TREND_WINDOW_MS);
 }
+
+/** @deprecated the same as gcShareLastMinute, which says over what; kept until its callers move. */
+export const gcShare = gcShareLastMinute;
 
 /** How hot the scavenger runs over the last minute: scavenges a second and their share of wall time (docs/incidents.md, incident 1). */
 export function scavenger(window, now) {
