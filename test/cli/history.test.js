@@ -31,7 +31,7 @@ test('nodesup history 0 --json: the slot\'s series spans a recycle, which is amo
     doc = await history('0', 'hist');
   }
 
-  t.like(doc, { format: 1, name: 'hist', pollInterval: 300, series: ['rss', 'heapUsed', 'external', 'native', 'children', 'gcShare', 'delayP99'] });
+  t.like(doc, { format: 1, name: 'hist', pollInterval: 300, series: ['rss', 'heapUsed', 'external', 'native', 'children', 'gcSharePoll', 'delayP99', 'gcShare'], deprecated: { gcShare: 'gcSharePoll' } });
   t.is(doc.slots.length, 1, 'only the slot asked for');
   const [s] = doc.slots;
   t.is(s.slot, 0);

@@ -1,13 +1,25 @@
 // A slot's memory story across its workers: a listener on the supervisor's event stream that keeps,
-// per slot, each poll's memory breakdown with GC share and loop delay (the 'sample' event), and the
-// events that explain the curve (spawns, recycles and their reason, leaks and their sites, GCs,
-// advice). Bounded: the last FINE_SPAN_MS at full resolution, COARSE_SPAN_MS as the maximum of
-// each COARSE_MS bucket, and the newest MAX_EVENTS events. A recycle does not reset it: that is
-// the point, four workers filling up at the same slope are one line.
+// per slot, each poll's memory breakdown, the GC share between polls and the loop delay (the
+// 'sample' event), and the events that explain the curve (spawns, recycles and their reason, leaks
+// and their sites, GCs, advice). Bounded: the last FINE_SPAN_MS at full resolution, COARSE_SPAN_MS
+// as the maximum of each COARSE_MS bucket, and the newest MAX_EVENTS events. A recycle does not
+// reset it: that is the point, four workers filling up at the same slope are one line.
 import { EVENTS, REASONS } from '../../constants.js';
 import { SeriesRing, bucketMax } from './series-ring.js';
+import { memoryOf } from '../../sample/memory-of.js';
 
-export const SERIES = Object.freeze(['rss', 'heapUsed', 'external', 'native', 'children', 'gcShare', 'delayP99']);
+// Each series kept: its name in the history (`nodesup history --json`), the Sample fields it is
+// read from (src/sample/fields.js), and how, when it is not one field as it is.
+export const SERIES_OF = Object.freeze([
+  { name: 'rss', fields: ['treeRss', 'rss'], read: (s) => memoryOf(s) },
+  { name: 'heapUsed', fields: ['heapUsed'] },
+  { name: 'external', fields: ['external'] },
+  { name: 'native', fields: ['native'] },
+  { name: 'children', fields: ['childrenRss'] },
+  { name: 'gcSharePoll', fields: ['gcMs', 't', 'pid'], read: (s, prev, pid) => gcSharePoll(s, prev, pid) },
+  { name: 'delayP99', fields: ['delayP99'] },
+].map((x) => Object.freeze({ read: (s) => s[x.fields[0]], ...x })));
+export const SERIES = Object.freeze(SERIES_OF.map((x) => x.name));
 export const FINE_SPAN_MS = 30 * 60_000;
 export const COARSE_MS = 30_000;
 export const COARSE_SPAN_MS = 6 * 3600_000;
@@ -41,12 +53,15 @@ const KEEP = {
 };
 const TOP_SITES = 3;
 
-/** The values of one poll's sample in SERIES order; gcShare from the previous sample of the same worker. */
+/** The values of one poll's sample in SERIES order; gcSharePoll from the previous sample of the same worker. */
 export function pointOf(sample, prev, pid = sample.pid) {
-  const s = sample;
-  const gcShare = prev && prev.pid === pid && s.gcMs != null && prev.gcMs != null && s.t > prev.t
+  return SERIES_OF.map((x) => x.read(sample, prev, pid) ?? null);
+}
+
+/** GC time between two polls of the same worker as a share of the time between them, 0..1; null for a worker's first. */
+export function gcSharePoll(s, prev, pid = s.pid) {
+  return prev && prev.pid === pid && s.gcMs != null && prev.gcMs != null && s.t > prev.t
     ? Math.min(1, Math.max(0, (s.gcMs - prev.gcMs) / (s.t - prev.t))) : null;
-  return [s.treeRss ?? s.rss, s.heapUsed, s.external, s.native, s.childrenRss, gcShare, s.delayP99];
 }
 
 /** Keep every slot's history from `events`; `pollInterval` sizes the full-resolution ring. */
