@@ -35,55 +35,17 @@ const REPORT_MS = 10_000;
  */
 export function openSink(target, { maxBuffer = MAX_BUFFER, onRecovered } = {}) {
   const stream = typeof target === 'number' ? null : target;
-  // process.stdout's own fd (non-blocking on a pipe): a write that the pipe takes at once needs
-  // no copy of a worker's read buffer.
-  const fd = typeof stream?.fd === 'number' ? stream.fd : null;
-  const ring = byteRing(maxBuffer);
   stream?.on('error', () => { /* EPIPE: nobody reads us any more; output is best effort */ });
   const sink = {
     droppedLines: 0,
     droppedBytes: 0,
     /**
      * Write whole lines (each with its newline) as one write; false when they were dropped.
-     * @param {string|Buffer} text
-     * @param {number|(() => number)} [lines] how many lines text holds, for the drop count: a
-     *   function is called only on a drop, so a block that is written is not scanned for it
+     * @type {(text: string|Buffer, lines?: number|(() => number)) => boolean}
+     *   lines: how many lines text holds, for the drop count: a function is called only on a
+     *   drop, so a block that is written is not scanned for it
      */
-    line(text, lines = 1) {
-      if (!stream) {
-        try { fs.writeSync(target, text); } catch { return false; }
-        return true;
-      }
-      if (stream.writableLength > maxBuffer) {
-        sink.drop(count(lines), Buffer.byteLength(text));
-        return false;
-      }
-      if (typeof text === 'string') {
-        stream.write(text);
-        return true;
-      }
-      if (fd !== null && stream.writableLength === 0) {
-        // Nothing queued: write now, and keep only what the pipe did not take.
-        let n = 0;
-        try { n = fs.writeSync(fd, text); } catch (e) { if (e.code !== 'EAGAIN') return false; }
-        if (n === text.length) return true;
-        if (n > 0) {
-          // Half a block is out: the rest goes too, so no line is cut.
-          const rest = text.subarray(n);
-          const view = ring.copyIn(rest);
-          if (view) stream.write(view, ring.release);
-          else stream.write(Buffer.from(rest));
-          return true;
-        }
-      }
-      const view = ring.copyIn(text);
-      if (!view) {
-        sink.drop(count(lines), text.length);
-        return false;
-      }
-      stream.write(view, ring.release);
-      return true;
-    },
+    line: stream ? streamWriter(stream, maxBuffer, (lines, bytes) => sink.drop(lines, bytes)) : fileWriter(target),
     /** pino's destination: every log line through the same writer as the app's lines. */
     stream: new Writable({
       decodeStrings: false,
@@ -101,9 +63,62 @@ export function openSink(target, { maxBuffer = MAX_BUFFER, onRecovered } = {}) {
       startReporting();
     },
   };
+  const startReporting = dropReporter(sink, onRecovered);
+  return sink;
+}
 
-  // Say what was lost once the drops stop (the reader is back) or every REPORT_MS while they go
-  // on: one line, not one per dropped line. Unref'd: it never holds the primary open.
+// The --tui log file: a file does not stall, so it is written at once.
+function fileWriter(fd) {
+  return (text) => {
+    try { fs.writeSync(fd, text); } catch { return false; }
+    return true;
+  };
+}
+
+function streamWriter(stream, maxBuffer, drop) {
+  // process.stdout's own fd (non-blocking on a pipe): a write that the pipe takes at once needs
+  // no copy of a worker's read buffer.
+  const fd = typeof stream.fd === 'number' ? stream.fd : null;
+  const ring = byteRing(maxBuffer);
+  return (text, lines = 1) => {
+    if (stream.writableLength > maxBuffer) {
+      drop(count(lines), Buffer.byteLength(text));
+      return false;
+    }
+    if (typeof text === 'string') {
+      stream.write(text);
+      return true;
+    }
+    if (fd !== null && stream.writableLength === 0) {
+      // Nothing queued: write now, and keep only what the pipe did not take.
+      let n = 0;
+      try { n = fs.writeSync(fd, text); } catch (e) { if (e.code !== 'EAGAIN') return false; }
+      if (n > 0) {
+        // Half a block is out: the rest goes too, so no line is cut.
+        if (n < text.length) queueRest(stream, ring, text.subarray(n));
+        return true;
+      }
+    }
+    const view = ring.copyIn(text);
+    if (!view) {
+      drop(count(lines), text.length);
+      return false;
+    }
+    stream.write(view, ring.release);
+    return true;
+  };
+}
+
+function queueRest(stream, ring, rest) {
+  const view = ring.copyIn(rest);
+  if (view) stream.write(view, ring.release);
+  else stream.write(Buffer.from(rest));
+}
+
+// Say what was lost once the drops stop (the reader is back) or every REPORT_MS while they go
+// on: one line, not one per dropped line. Unref'd: it never holds the primary open. Returns what
+// a drop calls to make sure it is watched.
+function dropReporter(sink, onRecovered) {
   let reported = { lines: 0, bytes: 0 };
   let timer = null;
   let quietSince = 0;
@@ -123,13 +138,12 @@ export function openSink(target, { maxBuffer = MAX_BUFFER, onRecovered } = {}) {
     if (lines) onRecovered?.(lines, bytes);
     if (now - quietSince >= CHECK_MS) { clearInterval(timer); timer = null; }
   };
-  function startReporting() {
+  return function startReporting() {
     if (timer) return;
     since = Date.now();
     timer = setInterval(check, CHECK_MS);
     timer.unref();
-  }
-  return sink;
+  };
 }
 
 /**
