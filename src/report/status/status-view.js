@@ -60,14 +60,17 @@ const SHORT_STATE = { spawning: 'new', draining: 'drain', killing: 'kill', exite
 
 /**
  * The slot's other workers in at most `room` columns: '↻ 4242 draining', shorter when it must
- * ('↻ 4242 drain', '↻ 4242'); '+1' when there are two. Empty when there are none or no room.
+ * ('↻ 4242 drain', '↻4242 drain', '↻ 4242'); '+1' when there are two. Empty when there are none
+ * or no room. The trend cell gives the mark its whole width first: during a recycle, which worker
+ * is leaving says more than a few columns of trail.
  */
 export function othersMark(others, room) {
   if (!others?.length) return '';
   const [o] = others;
   const pid = o.pid ?? '-';
   const more = others.length > 1 ? ` +${others.length - 1}` : '';
-  const forms = [`↻ ${pid} ${clean(o.state ?? '?')}${more}`, `↻ ${pid} ${SHORT_STATE[o.state] ?? clean(o.state ?? '?')}${more}`, `↻ ${pid}${more}`, '↻'];
+  const short = SHORT_STATE[o.state] ?? clean(o.state ?? '?');
+  const forms = [`↻ ${pid} ${clean(o.state ?? '?')}${more}`, `↻ ${pid} ${short}${more}`, `↻${pid} ${short}${more}`, `↻ ${pid}${more}`, '↻'];
   return forms.find((f) => visibleWidth(f) <= room) ?? '';
 }
 
