@@ -11,6 +11,7 @@ import { parseSlot } from '../slot.js';
 import { countAnonMappings } from '../proc/memory.js';
 import { readCgroup, readMemAvailable } from '../proc/cgroup.js';
 import { snapshotRoom } from '../core/policy/fit.js';
+import { heapSnapshotRefused } from '../report/inspect-view.js';
 
 /**
  * The inspect report of the worker serving in `slot`.
@@ -54,8 +55,7 @@ async function takeHeapSnapshot(pool, h, file, slot) {
   const memoryHeadroom = cg.memoryLimit !== null && cg.memoryCurrent !== null ? cg.memoryLimit - cg.memoryCurrent : readMemAvailable();
   const room = snapshotRoom({ heapUsed: h.window.last()?.heapUsed ?? null, memoryHeadroom, diskFree: diskFree(path.dirname(file)) });
   if (!room.ok) {
-    throw new NodesupError('NODESUP_ERR_NO_ROOM',
-      `heap snapshot refused: ${room.why}; \`nodesup inspect ${slot}\` names the code that retains memory from the sampling heap profile, at a fraction of the cost`);
+    throw new NodesupError('NODESUP_ERR_NO_ROOM', heapSnapshotRefused(room, slot));
   }
   const r = await pool.request(h, KIND.HEAP_SNAPSHOT, { file }, 120_000);
   if (!r?.file) throw new NodesupError('NODESUP_ERR_CONTROL', `the heap snapshot of slot ${slot} failed or took over 120 s; nothing was written to ${file}`);

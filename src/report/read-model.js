@@ -4,9 +4,9 @@
 // here and calls nothing in the decision core and nothing up in the supervisor, so every reader
 // shows the numbers the tick decided on, at the tick that decided them.
 import { STATES } from '../constants.js';
-import { DurationRing } from '../core/duration-ring.js';
+import { DurationRing } from './duration-ring.js';
 import { readCgroupMemoryCurrent } from '../proc/cgroup.js';
-import { memoryOf } from '../core/forecast/memory-of.js';
+import { memoryOf } from '../sample/memory-of.js';
 import { withSummary } from './resource-words.js';
 
 // Points of a worker's memory kept for its sparkline when the slot history is off.

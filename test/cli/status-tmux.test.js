@@ -105,12 +105,13 @@ async function statusView(t, { width, height }) {
   const recycle = await run.waitFor((e) => e.event === 'worker.recycle', { what: 'the recycle asked for with x' });
   t.like(recycle, { slot: 1, pid: ready[1].pid, reason: 'manual' });
   const spawn = await run.waitFor((e) => e.event === 'worker.spawn' && e.slot === 1 && e.cause === 'replace', { what: 'the replacement' });
-  const during = await term.waitFor((s) => row(1, spawn.pid, 'ready').test(s) && row(1, ready[1].pid, 'draining').test(s),
+  // One row per slot: the replacement serves it, the old worker rides along marked ↻ while it drains.
+  const during = await term.waitFor((s) => new RegExp(`^[ >]\\s*1\\s+${spawn.pid}\\s+ready\\b.*↻ ?${ready[1].pid} drain`, 'm').test(s),
     'the replacement ready and the old worker draining, both on screen while the recycle is pending');
   t.log(`while slot 1 recycles:\n${during}`);
   t.false(run.events.some((e) => e.event === 'worker.exit' && e.pid === ready[1].pid), 'the old worker was still there when the screen showed it');
   await run.waitFor((e) => e.event === 'worker.exit' && e.pid === ready[1].pid, { what: 'the old worker gone after killTimeout' });
-  await term.waitFor((s) => /recycle slot 1: replaced/.test(s) && !row(1, ready[1].pid, '\\w+').test(s), 'the outcome on screen and the old pid gone');
+  await term.waitFor((s) => /recycle slot 1: replaced/.test(s) && !new RegExp(`↻ ?${ready[1].pid}\\b`).test(s), 'the outcome on screen and the old pid gone');
   t.is(run.count((e) => e.event === 'worker.recycle'), 1, 'only the selected slot');
 
   await term.press('q');

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { DurationRing } from '../../src/core/duration-ring.js';
+import { DurationRing } from '../../src/report/duration-ring.js';
 
 test('DurationRing: percentiles over the last N, nulls when empty', (t) => {
   const r = new DurationRing(100);
