@@ -1,0 +1,72 @@
+// The worker's side of a drain, the same whoever asked (a recycle, a stop, a scale-down): the
+// primary sends DRAIN, then disconnects the worker. From DRAIN on, every response tells its
+// client to close, so no keep-alive socket is closed under a client that may be sending on it;
+// the app's onDrain hooks run; the long-lived connections they left open are closed by their
+// protocol, spread out (long-lived.js, engine-io.js). The planned disconnect that follows has
+// closed every server and connection: the app's shutdown hooks run and the worker leaves.
+import cluster from 'node:cluster';
+import { hooks, runShutdownHooks } from '../hooks.js';
+import { longLived } from './long-lived.js';
+import { heldTable } from './held.js';
+
+const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
+
+/**
+ * The worker's drain, ready before the app serves its first request.
+ * @param {object} [o]
+ * @param {(engine: any) => void} [o.onEngine]  told of each engine.io server the app runs
+ * @param {{holdWhile(pending: () => boolean): void}|null} [o.balanced]  balance 'sticky': the worker's share of the routing
+ * @param {() => void} [o.onStart]  what else stops when the drain begins
+ */
+export function workerDrain({ onEngine, balanced = null, onStart = () => {} } = {}) {
+  const servers = new Set();
+  let draining = false;
+  const held = heldTable(() => live.open());
+  const live = longLived({ onUpgrade: (socket) => held.upgrade(socket), onEngine });
+  return {
+    /** What keeps the draining worker alive (held.js), for the primary's HELD. */
+    held,
+    get draining() { return draining; },
+    /** Each request as it starts (the http.server.request.start channel). */
+    request(request, response, server) {
+      servers.add(server);
+      live.track(request, response);
+      // Draining: this response tells the client to close, so it never reuses a socket we close.
+      if (draining) response.shouldKeepAlive = false;
+    },
+    /** The primary's DRAIN; `closeWithinMs`: the spread over which long-lived connections close. */
+    start({ closeWithinMs = 2000 } = {}) {
+      if (draining) return;
+      draining = true;
+      onStart();
+      for (const server of servers) keepIdleSockets(server);
+      for (const hook of hooks().onDrain) {
+        try { hook(); } catch { /* the app's problem, not the drain's */ }
+      }
+      // WebSockets and SSE streams the hooks left open: closed by their protocol, spread out.
+      live.closeAll(closeWithinMs);
+      // Under balance 'sticky', until each engine.io session has had its close.
+      balanced?.holdWhile(() => live.sessionsPending() > 0);
+    },
+  };
+}
+
+// cluster's disconnect calls server.close(), which closes idle keep-alive sockets at once and
+// races a client about to send on one. Idle sockets instead get Node's usual idle timeout.
+function keepIdleSockets(server) {
+  const closeIdle = server.closeIdleConnections;
+  if (typeof closeIdle !== 'function') return;
+  server.closeIdleConnections = () => {};
+  setTimeout(() => { delete server.closeIdleConnections; closeIdle.call(server); }, IDLE_GRACE_MS).unref();
+}
+
+/**
+ * A planned disconnect (the primary drained us) has closed every server and connection: run the
+ * app's shutdown hooks and leave, rather than wait for timers the app forgot to clear.
+ */
+export function leaveOnPlannedDisconnect() {
+  process.on('disconnect', () => {
+    if (!cluster.worker.exitedAfterDisconnect) return;
+    runShutdownHooks().finally(() => process.exit(0));
+  });
+}
