@@ -7,9 +7,9 @@ export const PROTOCOL_VERSION = 1;
 
 /** Message kinds. Requests go primary → agent, replies come back with the same id. */
 export const KIND = Object.freeze({
-  HELLO: 'hello',       // agent → primary, once loaded
+  HELLO: 'hello',       // agent → primary, once loaded: pid, node, and the Sample's constants (src/sample/fields.js)
   READY: 'ready',       // agent → primary, app called ready() from 'nodesup/worker'
-  STATS: 'stats',       // request / reply: one sample of the worker's own view
+  STATS: 'stats',       // request / reply: one sample of the worker's own view (its polled fields)
   GC: 'gc',             // request / reply: run a full GC, reply with stats after it
   CONFIRM: 'confirm',   // request / reply: heap after a full GC and retained sites (a suspected leak)
   SITES: 'sites',       // request / reply: retained sites now, no GC ({start: true}: start the profiler)

@@ -46,38 +46,8 @@ export {};
  */
 
 /**
- * One poll of one worker. Every number may be null (not measured / probe failed).
- * @typedef {object} Sample
- * @property {number} t                 ms timestamp (primary clock)
- * @property {number} pid
- * @property {number|null} rss          the worker process alone
- * @property {number|null} pss
- * @property {number|null} anon         anonymous RSS
- * @property {number|null} treeRss      worker + all descendants
- * @property {number|null} treePss
- * @property {number|null} childrenRss  descendants only
- * @property {number|null} children     descendant count
- * @property {number|null} fds
- * @property {number|null} heapUsed
- * @property {number|null} heapTotal
- * @property {number|null} heapLimit
- * @property {number|null} heapFloor  lowest heapUsed since the previous poll, read just after GCs
- * @property {number|null} heapPhysical  V8's committed-and-touched heap (≤ heapTotal)
- * @property {number|null} external
- * @property {number|null} arrayBuffers
- * @property {number|null} native       rss − heapTotal − external
- * @property {number|null} newSpace     new space capacity, bytes
- * @property {number|null} gcCount      cumulative
- * @property {number|null} gcMs         cumulative GC pause time
- * @property {number|null} majorGcCount cumulative
- * @property {number|null} elu          event-loop utilization since the previous sample, 0..1
- * @property {number|null} delayP50     ms
- * @property {number|null} delayP99     ms
- * @property {number|null} requests     cumulative requests served
- * @property {number|null} handles      active handles/resources
- * @property {Record<string, number>|null} [fdKinds]  fds by what they are (core/sites/fd-kinds.js), when the agent read them
- * @property {Record<string, number>|null} [childCommands]  children by command line, on the agent's full reads
- * @property {boolean} agent            whether the agent answered this poll
+ * One poll of one worker: its fields are defined once, in src/sample/fields.js.
+ * @typedef {import('./sample/fields.js').Sample} Sample
  */
 
 /**

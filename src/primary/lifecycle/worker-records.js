@@ -15,7 +15,8 @@ import { transition } from '../../core/worker-state.js';
  * @property {number} slot @property {number} pid @property {string} state
  * @property {import('node:cluster').Worker} worker
  * @property {number} startedAt @property {number|null} readyAt @property {number} lastReplyAt
- * @property {number|null} helloAt @property {object|null} facts  what the agent said of itself at hello
+ * @property {number|null} helloAt @property {object|null} facts  what the agent said of itself at hello: pid, node, and
+ *   the Sample's constants (heapLimit, gcFlags: src/sample/fields.js), which the poller puts in each of its samples
  * @property {SampleWindow} window @property {number} jitterDraw
  * @property {{reason:string, decidedAt:number}|null} retiring  set when it starts to drain
  * @property {number|null} drainStartedAt

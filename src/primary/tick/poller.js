@@ -11,8 +11,9 @@ import { KIND } from '../../protocol.js';
 import { readMemory, readRss, countFds } from '../../proc/memory.js';
 import { descendantsOf } from '../../proc/descendants.js';
 import { rememberTree } from '../lifecycle/kill-tree.js';
+import { FIELDS, SOURCE, CADENCE } from '../../sample/fields.js';
 
-/** @typedef {import('../../types.js').Sample} Sample */
+/** @typedef {import('../../sample/fields.js').Sample} Sample */
 
 /**
  * Sample every handle; pushes each sample into the handle's window and returns them.
@@ -29,7 +30,7 @@ export async function pollOnce(pool, handles, { timeoutMs, now }) {
   const t = now();
   return handles.map((h, i) => {
     const proc = readTree(pool, h, full[i], stats[i]);
-    return record(pool, h, buildSample(t, h.pid, proc, stats[i]), proc);
+    return record(pool, h, buildSample(t, h.pid, proc, stats[i], h.facts), proc);
   });
 }
 
@@ -39,7 +40,7 @@ export async function pollOnce(pool, handles, { timeoutMs, now }) {
  */
 export function sampleOne(pool, h, stats, { full, now }) {
   const proc = readTree(pool, h, full, stats);
-  return record(pool, h, buildSample(now(), h.pid, proc, stats), proc);
+  return record(pool, h, buildSample(now(), h.pid, proc, stats, h.facts), proc);
 }
 
 /** The sampler the recycler reads a worker through between ticks. */
@@ -122,55 +123,49 @@ export function readTree(pool, h, detail = true, stats = null) {
   return view;
 }
 
-/** Combine /proc and agent views into a Sample; what was not measured stays null. */
-export function buildSample(t, pid, proc, stats) {
-  const rss = proc.own?.rss ?? stats?.rss ?? null;
-  const heapTotal = stats?.heapTotal ?? null;
-  const external = stats?.external ?? null;
-  return {
-    t,
-    pid,
-    rss,
-    pss: proc.own?.pss ?? null,
-    anon: proc.own?.anon ?? null,
-    treeRss: rss === null ? null : rss + proc.childrenRss,
-    treePss: proc.own?.pss == null || proc.childrenPss === null ? null : proc.own.pss + proc.childrenPss,
-    childrenRss: proc.own ? proc.childrenRss : null,
-    children: proc.own ? proc.children : null,
-    fds: proc.fds,
-    heapUsed: stats?.heapUsed ?? null,
-    heapTotal,
-    heapLimit: stats?.heapLimit ?? null,
-    heapPhysical: stats?.heapPhysical ?? null,
-    // A leak inside a thread is a heap leak: the threads' heaps are judged with the main one's floor.
-    heapFloor: stats?.heapFloor == null ? null : stats.heapFloor + (stats.threadsHeapUsed ?? 0),
-    external,
-    arrayBuffers: stats?.arrayBuffers ?? null,
-    // external already holds arrayBuffers (docs/design.md), so it is not subtracted twice. V8's physical
-    // heap size, not heapTotal: reserved-but-untouched heap pages are not in RSS and would hide
-    // native memory (a 100 MB allocation read native 36 → 7 MB with heapTotal, 36 → 37 with this).
-    // worker_threads' heaps are V8 heaps too, not native memory (where the agent can see them).
-    native: rss === null || heapTotal === null || external === null ? null
-      : Math.max(0, rss - (stats.heapPhysical ?? heapTotal) - external - (stats.threadsHeapPhysical ?? 0)),
-    newSpace: stats?.newSpace ?? null,
-    gcCount: stats?.gcCount ?? null,
-    gcMs: stats?.gcMs ?? null,
-    majorGcCount: stats?.majorGcCount ?? null,
-    elu: stats?.elu ?? null,
-    delayP50: stats?.delayP50 ?? null,
-    delayP99: stats?.delayP99 ?? null,
-    cpuWaitShare: stats?.cpuWaitShare ?? null,
-    requests: stats?.requests ?? null,
-    handles: stats?.handles ?? null,
-    // Per-type active resources ({TCPSocketWrap: 12, Timeout: 40}) and scavenges so far.
-    resources: stats?.resources ?? null,
-    fdKinds: stats?.fdKinds ?? null, // what the fds are (src/proc/fds.js), on the agent's full reads while it has many
-    childCommands: stats?.childCommands ?? null, // its children by command line, on the agent's full reads
-    minorGcCount: stats?.minorGcCount ?? null,
-    minorGcMs: stats?.minorGcMs ?? null,
-    gcFlags: stats?.gcFlags ?? null,
-    threads: stats?.threads ?? null,
-    threadsHeapUsed: stats?.threadsHeapUsed ?? null,
-    agent: stats !== null,
-  };
+// How the poller fills the fields that are not the agent's, by name (src/sample/fields.js).
+const FILL = {
+  t: (c) => c.t,
+  pid: (c) => c.pid,
+  rss: (c) => c.rss,
+  pss: (c) => c.proc.own?.pss ?? null,
+  anon: (c) => c.proc.own?.anon ?? null,
+  treeRss: (c) => (c.rss === null ? null : c.rss + c.proc.childrenRss),
+  treePss: (c) => (c.proc.own?.pss == null || c.proc.childrenPss === null ? null : c.proc.own.pss + c.proc.childrenPss),
+  childrenRss: (c) => (c.proc.own ? c.proc.childrenRss : null),
+  children: (c) => (c.proc.own ? c.proc.children : null),
+  fds: (c) => c.proc.fds,
+  // external already holds arrayBuffers (docs/design.md), so it is not subtracted twice. V8's physical
+  // heap size, not heapTotal: reserved-but-untouched heap pages are not in RSS and would hide
+  // native memory (a 100 MB allocation read native 36 → 7 MB with heapTotal, 36 → 37 with this).
+  // worker_threads' heaps are V8 heaps too, not native memory (where the agent can see them).
+  native: ({ rss, stats }) => (rss === null || stats?.heapTotal == null || stats.external == null ? null
+    : Math.max(0, rss - (stats.heapPhysical ?? stats.heapTotal) - stats.external - (stats.threadsHeapPhysical ?? 0))),
+  agent: (c) => c.stats !== null,
+};
+// An agent field the poller completes: a leak inside a thread is a heap leak, so the threads' heaps
+// are judged with the main one's floor.
+const COMPLETE = {
+  heapFloor: (v, stats) => v + (stats.threadsHeapUsed ?? 0),
+};
+
+/**
+ * Combine /proc and agent views into a Sample, field by field of the table; what was not measured
+ * stays null. `facts`: what the agent said at hello, whose constants (heapLimit, gcFlags) every
+ * sample it answers carries; an agent that still sends them on each poll is read as it always was.
+ */
+export function buildSample(t, pid, proc, stats, facts = null) {
+  const c = { t, pid, proc, stats, rss: proc.own?.rss ?? stats?.rss ?? null };
+  const out = {};
+  for (const f of FIELDS) {
+    if (f.source !== SOURCE.AGENT) out[f.name] = FILL[f.name](c);
+    else out[f.name] = agentValue(f, stats, facts);
+  }
+  return out;
+}
+
+function agentValue(f, stats, facts) {
+  if (stats === null || stats === undefined) return null;
+  const v = stats[f.name] ?? (f.cadence === CADENCE.ONCE ? facts?.[f.name] : null) ?? null;
+  return v !== null && COMPLETE[f.name] ? COMPLETE[f.name](v, stats) : v;
 }
