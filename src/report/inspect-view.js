@@ -7,6 +7,7 @@ import { clean, paint, truncate, wrap } from './status/ansi.js';
 import { adviceText } from './advice-words.js';
 import { describeSite } from './site-words.js';
 import { describeHandles } from './resource-words.js';
+import { memoryOf } from '../sample/memory-of.js';
 
 const WIDTH = 100; // the CLI's, and the most any line is wrapped to
 const MIN = 60;
@@ -58,7 +59,7 @@ function header(r, w) {
 function breakdown(r, w) {
   const s = r.sample ?? {};
   const l = r.limits ?? {};
-  const total = s.treeRss ?? s.rss;
+  const total = memoryOf(s);
   const limit = (v, lim) => (known(lim) ? `${formatBytes(lim)} (${pct(v, lim)})` : '');
   const rows = [
     ['part', 'size', 'of RSS', 'limit (used)'],

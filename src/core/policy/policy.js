@@ -3,6 +3,7 @@
 import { REASONS } from '../../constants.js';
 import { linearTrend } from '../forecast/trend.js';
 import { msToLimit } from '../forecast/rising.js';
+import { memoryOf } from '../forecast/memory-of.js';
 
 /** @typedef {import('../../types.js').Sample} Sample @typedef {import('../../types.js').Limits} Limits */
 
@@ -69,7 +70,7 @@ export function predictCrossing(window, rssLimit, now, { startupMs, pollInterval
 /** Which memory limit the latest sample is over, sustained for limits.sustain, or null. */
 export function memoryVerdict(window, limits, now) {
   const checks = [
-    [REASONS.RSS, limits.rss, (s) => s.treeRss ?? s.rss],
+    [REASONS.RSS, limits.rss, memoryOf],
     [REASONS.HEAP, limits.heapUsed, (s) => s.heapUsed],
     [REASONS.NATIVE, limits.native, (s) => s.native],
   ];
@@ -108,7 +109,7 @@ export function evaluateFleet(workers, totalLimit) {
   let total = 0;
   let largest = null;
   for (const w of workers) {
-    const v = w.sample ? (w.sample.treePss ?? w.sample.treeRss ?? w.sample.rss) : null;
+    const v = w.sample ? (w.sample.treePss ?? memoryOf(w.sample)) : null;
     if (v === null) continue;
     total += v;
     if (!largest || v > largest.value) largest = { slot: w.slot, value: v };

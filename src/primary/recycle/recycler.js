@@ -194,7 +194,7 @@ export class Recycler extends EventEmitter {
       await this.#sleep(GC_SETTLE_STEP_MS);
       const prev = sample;
       sample = this.sampler.sample(h, r.after, { full: false });
-      if ((sample.treeRss ?? Infinity) >= (prev.treeRss ?? -Infinity)) break; // stopped falling
+      if ((memoryOf(sample) ?? Infinity) >= (memoryOf(prev) ?? -Infinity)) break; // stopped falling
       over = this.#stillOver(h, v);
     }
     this.report('info', {

@@ -9,6 +9,7 @@ import { lineChart, formatSpan, markOf } from './chart.js';
 export { markOf } from './chart.js';
 import { growthPerMinute, shortBytes, shortMs, percent } from './status-columns.js';
 import { describeSite } from '../words.js';
+import { memoryOf } from '../../sample/memory-of.js';
 
 /** The ranges the `t` key steps through. */
 export const RANGES = Object.freeze([5 * 60_000, 30 * 60_000, 6 * 3600_000]);
@@ -72,7 +73,7 @@ function trail(slot, snapshot, rangeMs) {
 function partsLines(slot, data) {
   const s = slot.last ?? {};
   const b = (v) => shortBytes(v ?? null);
-  const parts = `rss ${b(s.treeRss ?? s.rss)}  heap ${b(s.heapUsed)}/${b(s.heapTotal)}  external ${b(s.external)}  native ${b(s.native)}  children ${b(s.childrenRss)} (${s.children ?? '-'})  pss ${b(s.treePss ?? s.pss)}`;
+  const parts = `rss ${b(memoryOf(s))}  heap ${b(s.heapUsed)}/${b(s.heapTotal)}  external ${b(s.external)}  native ${b(s.native)}  children ${b(s.childrenRss)} (${s.children ?? '-'})  pss ${b(s.treePss ?? s.pss)}`;
   const peak = (k) => { const v = (data?.[k] ?? []).filter((x) => x !== null); return v.length ? Math.max(...v) : null; };
   const lastOf = (k) => { const v = (data?.[k] ?? []).filter((x) => x !== null); return v.length ? v.at(-1) : null; };
   // GC time between two polls: the series is gcSharePoll, gcShare in documents from before its rename.
