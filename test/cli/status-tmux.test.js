@@ -106,7 +106,7 @@ async function statusView(t, { width, height }) {
   t.like(recycle, { slot: 1, pid: ready[1].pid, reason: 'manual' });
   const spawn = await run.waitFor((e) => e.event === 'worker.spawn' && e.slot === 1 && e.cause === 'replace', { what: 'the replacement' });
   // One row per slot: the replacement serves it, the old worker rides along marked ↻ while it drains.
-  const during = await term.waitFor((s) => new RegExp(`^[ >]\\s*1\\s+${spawn.pid}\\s+ready\\b.*↻ ?${ready[1].pid} drain`, 'm').test(s),
+  const during = await term.waitFor((s) => new RegExp(`^[ >]\\s*1\\s+${spawn.pid}\\s+ready\\b.*↻ ?${ready[1].pid}\\b`, 'm').test(s),
     'the replacement ready and the old worker draining, both on screen while the recycle is pending');
   t.log(`while slot 1 recycles:\n${during}`);
   t.false(run.events.some((e) => e.event === 'worker.exit' && e.pid === ready[1].pid), 'the old worker was still there when the screen showed it');
