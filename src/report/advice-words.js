@@ -42,7 +42,7 @@ const WORDS = {
     if (a.rising === false) return `${gap}, flat, no leak: try env: { MALLOC_ARENA_MAX: '2' } or jemalloc`;
     return `${gap}: native or fragmented; try a full GC or MALLOC_ARENA_MAX=2`;
   },
-  [ADVICE.GC_SHARE]: (a) => `GC takes ${pct(a.gcShare)} of the time: ${gcCause(a)}`,
+  [ADVICE.GC_SHARE]: (a) => `GC takes ${pct(a.gcShareLastMinute ?? a.gcShare)} of the time: ${gcCause(a)}`,
   [ADVICE.LOOP_DELAY]: (a) => `event-loop delay p99 is ${Math.round(a.delayP99)} ms: synchronous work blocks every request`,
   [ADVICE.CPU_STARVATION]: (a) => `loop delay p99 ${Math.round(a.delayP99)} ms, ${pct(a.cpuWaitShare)} of it waiting for a CPU: starved by other processes, not blocking code`,
   [ADVICE.GC_FLAGS]: (a) => `${a.gcFlags.join(' ')} in nodeArgs or NODE_OPTIONS: GC work moves onto the main thread; drop it`.slice(0, 120),

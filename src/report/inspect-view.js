@@ -99,7 +99,7 @@ function gc(r) {
     out.push(...table(rows, [26, 10, 10]));
   }
   const s = r.sample ?? {};
-  out.push(`  GC share of wall time, last minute: ${share(r.gcShare)} · total ${dash(s.gcCount)} GCs, ${ms(s.gcMs)}`);
+  out.push(`  GC share of wall time, last minute: ${share(r.gcShareLastMinute ?? r.gcShare)} · total ${dash(s.gcCount)} GCs, ${ms(s.gcMs)}`);
   return out;
 }
 

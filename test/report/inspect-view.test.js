@@ -28,7 +28,7 @@ const REPORT = Object.freeze({
     { name: 'large_object_space', size: 12 * MiB, used: 11.5 * MiB, available: 0 },
   ],
   gcByKind: { minor: { count: 50, ms: 312.25 }, major: { count: 3, ms: 480 }, incremental: { count: 4, ms: 20.25 }, weakcb: { count: 0, ms: 0 } },
-  gcShare: 0.0312,
+  gcShareLastMinute: 0.0312,
   resources: { TCPSocketWrap: 7, Timeout: 3, PipeWrap: 2 },
   execArgv: ['--max-semi-space-size=16', '--import', 'file:///x/src/worker/agent.js'],
   mappings: { anonymous: 132, v8Pages: 80, anonRss: 118 * MiB },

@@ -35,7 +35,7 @@ export function gcShareLastMinute(window, now) {
 }
 
 /** @deprecated the same as gcShareLastMinute, which says over what; kept until its callers move. */
-export const gcShare = gcShareLastMinute;
+
 
 /** How hot the scavenger runs over the last minute: scavenges a second and their share of wall time (docs/incidents.md, incident 1). */
 export function scavenger(window, now) {

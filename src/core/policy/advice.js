@@ -54,14 +54,14 @@ function gcCause({ gcFlags, heapUsed, heapLimit }, newSpace, scavengerHot) {
 
 /**
  * Advice for one worker's sample, most urgent first: [{ code, ...facts }], one per code.
- * `sample` may carry gcShare (0..1, GC time over wall time since the previous sample).
- * @param {import('../../types.js').Sample & {gcShare?: number|null}} sample
+ * `sample` may carry gcShareLastMinute (0..1, GC time over wall time over the last minute).
+ * @param {import('../../types.js').Sample & {gcShareLastMinute?: number|null}} sample
  * @param {AdviceContext} [ctx]
  */
 export function advise(sample, { limits = null, cgroupLimit = null, heapSpaces = null } = {}) {
   const out = [];
   if (!sample) return out;
-  const { rss, heapUsed, heapTotal, heapLimit, external, delayP99, gcShare, fds, handles } = sample;
+  const { rss, heapUsed, heapTotal, heapLimit, external, delayP99, gcShareLastMinute, fds, handles } = sample;
 
   if (known(heapUsed) && known(heapLimit) && heapLimit > 0 && heapUsed > A.heapNearLimit * heapLimit) {
     out.push({ code: ADVICE.HEAP_NEAR_LIMIT, heapUsed, heapLimit });
@@ -82,8 +82,9 @@ export function advise(sample, { limits = null, cgroupLimit = null, heapSpaces =
   const scavengerHot = (known(sample.scavengesPerSec) && sample.scavengesPerSec >= A.scavengesPerSec)
     || (known(sample.minorGcShare) && sample.minorGcShare >= A.minorGcShare);
 
-  if (known(gcShare) && gcShare > A.gcShare) {
-    out.push({ code: ADVICE.GC_SHARE, gcShare, ...gcCause(sample, newSpace, scavengerHot) });
+  if (known(gcShareLastMinute) && gcShareLastMinute > A.gcShare) {
+    // gcShare: the same figure under its first name, kept for readers of the event (deprecated).
+    out.push({ code: ADVICE.GC_SHARE, gcShareLastMinute, gcShare: gcShareLastMinute, ...gcCause(sample, newSpace, scavengerHot) });
   }
 
   if (known(delayP99) && delayP99 > A.delayP99) {

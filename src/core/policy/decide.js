@@ -6,7 +6,7 @@ import { ADVICE, EVENTS, LEAK_KINDS, MEMORY_REASONS, REASONS } from '../../const
 import { evaluateWorker, evaluateFleet, baselineHold, predictCrossing } from './policy.js';
 import { detectLeak } from '../leak/leak-detector.js';
 import { advise } from './advice.js';
-import { workerTrend, gcShare, scavenger, nativeRising, stepOf } from '../forecast/worker-trend.js';
+import { workerTrend, gcShareLastMinute, scavenger, nativeRising, stepOf } from '../forecast/worker-trend.js';
 import { overcommit } from './fit.js';
 import { confirmStep, confirmedLeak, CONFIRM } from '../leak/heap-confirm.js';
 import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
@@ -119,7 +119,7 @@ export const STEP_EVERY_MS = 10_000;
 function judge(w, prev, now, ctx, advised) {
   const { config } = ctx;
   const last = w.window.last();
-  const gc = { gcShareLastMinute: gcShare(w.window, now), ...scavenger(w.window, now) };
+  const gc = { gcShareLastMinute: gcShareLastMinute(w.window, now), ...scavenger(w.window, now) };
   const freshStep = !prev || now - prev.stepAt >= STEP_EVERY_MS || now < prev.stepAt;
   const step = freshStep ? stepOf(w.window, config.leak, now) : prev.step;
   return {
@@ -132,7 +132,7 @@ function judge(w, prev, now, ctx, advised) {
 // sample, not a copy of its forty fields. Native memory's trend is fitted only when advice asks
 // (a worker with a large native gap), and not once that advice was said (once per run).
 function adviceOf(w, last, gc, now, ctx, advised) {
-  const sample = Object.assign(Object.create(last), { gcShare: gc.gcShareLastMinute, scavengesPerSec: gc.scavengesPerSec, minorGcShare: gc.minorGcShare });
+  const sample = Object.assign(Object.create(last), gc);
   Object.defineProperty(sample, 'nativeRising', { get: () => (advised.includes(ADVICE.NATIVE_GAP) ? undefined : nativeRising(w.window, now)) });
   return advise(sample, { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit });
 }

@@ -178,7 +178,8 @@ function addSupervisorSeries(registry, snap, name) {
     name: 'nodesup_workers', help: 'Workers by lifecycle state.', labelNames: ['state'], registers: [registry],
     collect() {
       const counts = Object.fromEntries(Object.values(STATES).map((st) => [st, 0]));
-      for (const s of snap().slots ?? []) if (s.state in counts) counts[s.state]++;
+      // A slot's row and the workers riding along it (a replacement starting, an old one draining).
+      for (const s of snap().slots ?? []) for (const w of [s, ...(s.others ?? [])]) if (w.state in counts) counts[w.state]++;
       for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
     },
   });

@@ -12,7 +12,7 @@ const HEALTHY = {
   t: 0, pid: 1, rss: 180 * MiB, pss: null, anon: null, treeRss: 180 * MiB, treePss: null, childrenRss: 0, children: 0,
   fds: 40, heapUsed: 70 * MiB, heapTotal: 90 * MiB, heapLimit: 2 * GiB, external: 10 * MiB, arrayBuffers: 2 * MiB,
   native: 80 * MiB, newSpace: 32 * MiB, gcCount: 100, gcMs: 300, majorGcCount: 3, elu: 0.3, delayP50: 11, delayP99: 20,
-  requests: 1000, handles: 30, agent: true, gcShare: 0.02,
+  requests: 1000, handles: 30, agent: true, gcShareLastMinute: 0.02,
 };
 // A coherent setup: the rss limit is above V8's heap limit and below the container's.
 const CTX = { limits: { rss: 3 * GiB, heapUsed: null, native: null }, cgroupLimit: 8 * GiB, heapSpaces: null };
@@ -37,10 +37,10 @@ for (const [name, patch, ctx, code, mentions] of [
   ['tiny-new-space from heapSpaces, 3 % of the time in scavenges', { newSpace: null, minorGcShare: 0.03 }, { heapSpaces: [{ space_name: 'old_space', space_size: 90 * MiB }, { space_name: 'new_space', space_size: 4 * MiB }] }, ADVICE.TINY_NEW_SPACE, ['4.0 MiB']],
   ['tiny-new-space without a cgroup limit (a flag capped it)', { newSpace: 2 * MiB, scavengesPerSec: 80 }, { cgroupLimit: null }, ADVICE.TINY_NEW_SPACE, ['2.0 MiB', '80 scavenges/s']],
   // incident 3: GC at 13 % of CPU, and why, where the agent can see it
-  ['gc-share', { gcShare: 0.13 }, {}, ADVICE.GC_SHARE, ['13%', 'allocation rate']],
-  ['gc-share: a GC flag named', { gcShare: 0.13, gcFlags: ['--no-concurrent-marking'] }, {}, ADVICE.GC_SHARE, ['13%', '--no-concurrent-marking']],
-  ['gc-share: the heap near its limit named', { gcShare: 0.2, heapUsed: 1.5 * GiB }, {}, ADVICE.GC_SHARE, ['75% of its limit']],
-  ['gc-share: a small new space named', { gcShare: 0.2, newSpace: 2 * MiB, scavengesPerSec: 200 }, {}, ADVICE.GC_SHARE, ['2.0 MiB new space']],
+  ['gc-share', { gcShareLastMinute: 0.13 }, {}, ADVICE.GC_SHARE, ['13%', 'allocation rate']],
+  ['gc-share: a GC flag named', { gcShareLastMinute: 0.13, gcFlags: ['--no-concurrent-marking'] }, {}, ADVICE.GC_SHARE, ['13%', '--no-concurrent-marking']],
+  ['gc-share: the heap near its limit named', { gcShareLastMinute: 0.2, heapUsed: 1.5 * GiB }, {}, ADVICE.GC_SHARE, ['75% of its limit']],
+  ['gc-share: a small new space named', { gcShareLastMinute: 0.2, newSpace: 2 * MiB, scavengesPerSec: 200 }, {}, ADVICE.GC_SHARE, ['2.0 MiB new space']],
   ['loop-delay', { delayP99: 250.4 }, {}, ADVICE.LOOP_DELAY, ['250 ms']],
   ['loop-delay with the CPU at hand: blocking code', { delayP99: 250.4, cpuWaitShare: 0.02 }, {}, ADVICE.LOOP_DELAY, ['250 ms', 'blocks']],
   // Three healthy apps got "synchronous work blocks" while other processes had the machine's CPUs.
@@ -72,7 +72,7 @@ for (const [name, patch, ctx] of [
   ['tiny-new-space: an idle worker (V8 starts the new space at 1 MiB and grows it on demand)', { newSpace: 1 * MiB, scavengesPerSec: 0.2, minorGcShare: 0.0001 }, {}],
   ['tiny-new-space: scavenger rate unknown', { newSpace: 2 * MiB }, {}],
   ['tiny-new-space: 16 MiB, however hot', { newSpace: 16 * MiB, scavengesPerSec: 300 }, {}],
-  ['gc-share: 10 %', { gcShare: 0.1 }, {}],
+  ['gc-share: 10 %', { gcShareLastMinute: 0.1 }, {}],
   ['loop-delay: 100 ms', { delayP99: 100 }, {}],
   ['heap-near-limit: 85 %', { heapUsed: 0.85 * 2 * GiB }, {}],
   ['fd-growth: 1000', { fds: 1000 }, {}],
@@ -95,7 +95,7 @@ test('unknown is no advice, never a wrong one', (t) => {
 test('every message fits 120 chars, even with the largest numbers', (t) => {
   const worst = {
     ...HEALTHY, rss: 1023 * GiB, heapTotal: 1 * GiB, heapUsed: 3.99 * GiB, heapLimit: 4 * GiB, external: 1, native: 1000 * GiB,
-    newSpace: 7.9 * MiB, gcShare: 0.999, delayP99: 123456.7, fds: 1_048_576, handles: 10_000_000, scavengesPerSec: 123456, gcFlags: ['--max-semi-space-size=123456789', '--no-concurrent-marking-and-more-words'],
+    newSpace: 7.9 * MiB, gcShareLastMinute: 0.999, delayP99: 123456.7, fds: 1_048_576, handles: 10_000_000, scavengesPerSec: 123456, gcFlags: ['--max-semi-space-size=123456789', '--no-concurrent-marking-and-more-words'],
   };
   const lines = [
     ...advise({ ...worst, cpuWaitShare: 0.999 }, { limits: { rss: 1023 * GiB }, cgroupLimit: 1000 * GiB }),
