@@ -15,7 +15,7 @@ export {};
  * @property {Limits} limits
  * @property {LeakConfig|false} leak
  * @property {boolean} gcBeforeRecycle
- * @property {{readyTimeout:number, killTimeout:number, maxConcurrent:number}} recycle
+ * @property {{readyTimeout:number, killTimeout:number, maxConcurrent:number, predictive:boolean}} recycle
  * @property {{initialDelay:number, maxDelay:number, maxCrashes:number, crashWindow:number}} restart
  * @property {{timeout:number}} unresponsive
  * @property {{host:string, port:number}|false} metrics
