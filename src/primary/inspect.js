@@ -24,15 +24,15 @@ import { heapSnapshotRefused } from '../report/inspect-view.js';
  */
 export async function inspectWorker({ pool, config, now, judgementOf }, rawSlot, { heapSnapshot } = {}) {
   const slot = parseSlot(rawSlot, pool.slots.length);
-  const h = pool.currentOf(slot);
-  if (!h || h.state !== STATES.READY) throw new NodesupError('NODESUP_ERR_CONTROL', `slot ${slot} has no ready worker right now; try again in a moment`);
-  const detail = await pool.request(h, KIND.STATS, { detail: true }, 5000);
-  const j = judgementOf(h.id) ?? { judged: null, leak: null, points: 0, profiler: null };
+  const rec = pool.currentOf(slot);
+  if (!rec || rec.state !== STATES.READY) throw new NodesupError('NODESUP_ERR_CONTROL', `slot ${slot} has no ready worker right now; try again in a moment`);
+  const detail = await pool.request(rec, KIND.STATS, { detail: true }, 5000);
+  const j = judgementOf(rec.id) ?? { judged: null, leak: null, points: 0, profiler: null };
   const judged = j.judged;
   const report = {
-    slot, pid: h.pid, uptimeMs: now() - h.startedAt, sample: h.window.last(), limits: config().limits,
+    slot, pid: rec.pid, uptimeMs: now() - rec.startedAt, sample: rec.window.last(), limits: config().limits,
     heapSpaces: detail?.heapSpaces ?? null, gcByKind: detail?.gcByKind ?? null, resources: detail?.resources ?? null,
-    execArgv: detail?.execArgv ?? null, mappings: countAnonMappings(h.pid),
+    execArgv: detail?.execArgv ?? null, mappings: countAnonMappings(rec.pid),
     // The tick's judgement, and when it was made.
     judgedAt: judged?.at ?? null,
     gcShareLastMinute: judged?.gcShareLastMinute ?? null,
@@ -44,20 +44,20 @@ export async function inspectWorker({ pool, config, now, judgementOf }, rawSlot,
     sites: { sites: j.leak?.sites?.length ? j.leak.sites : null, points: j.points, profiler: j.profiler },
     advice: judged?.advice ?? [],
   };
-  if (heapSnapshot) report.heapSnapshot = await takeHeapSnapshot(pool, h, heapSnapshot, slot);
+  if (heapSnapshot) report.heapSnapshot = await takeHeapSnapshot(pool, rec, heapSnapshot, slot);
   return report;
 }
 
 // A heap snapshot costs about the heap's size again in the worker, and a file as large: refused,
 // with the cheaper way named, when the container or the disk has no room for it.
-async function takeHeapSnapshot(pool, h, file, slot) {
+async function takeHeapSnapshot(pool, rec, file, slot) {
   const cg = readCgroup();
   const memoryHeadroom = cg.memoryLimit !== null && cg.memoryCurrent !== null ? cg.memoryLimit - cg.memoryCurrent : readMemAvailable();
-  const room = snapshotRoom({ heapUsed: h.window.last()?.heapUsed ?? null, memoryHeadroom, diskFree: diskFree(path.dirname(file)) });
+  const room = snapshotRoom({ heapUsed: rec.window.last()?.heapUsed ?? null, memoryHeadroom, diskFree: diskFree(path.dirname(file)) });
   if (!room.ok) {
     throw new NodesupError('NODESUP_ERR_NO_ROOM', heapSnapshotRefused(room, slot));
   }
-  const r = await pool.request(h, KIND.HEAP_SNAPSHOT, { file }, 120_000);
+  const r = await pool.request(rec, KIND.HEAP_SNAPSHOT, { file }, 120_000);
   if (!r?.file) throw new NodesupError('NODESUP_ERR_CONTROL', `the heap snapshot of slot ${slot} failed or took over 120 s; nothing was written to ${file}`);
   let bytes = null;
   try { bytes = fs.statSync(r.file).size; } catch { /* removed already */ }

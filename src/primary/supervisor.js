@@ -76,8 +76,8 @@ export class Supervisor {
       this.stop('crash-loop');
     });
     watchStarts({ pool: this.pool, recycler: this.recycler, report, readyTimeout: () => this.config.recycle.readyTimeout, isStopping: () => Boolean(this.stopping) });
-    this.pool.on('ready', (h) => { if (this.pool.currentOf(h.slot) === h) this.restarts.ready(h.slot); });
-    this.pool.on('exit', (h, info) => this.#onExit(h, info));
+    this.pool.on('ready', (rec) => { if (this.pool.currentOf(rec.slot) === rec) this.restarts.ready(rec.slot); });
+    this.pool.on('exit', (rec, info) => this.#onExit(rec, info));
     this.done = new Promise((resolve) => { this.resolveDone = resolve; });
   }
 
@@ -105,11 +105,11 @@ export class Supervisor {
     this.ticks.start();
   }
 
-  #onExit(h, info) {
-    const planned = this.exits.exited(h, info);
+  #onExit(rec, info) {
+    const planned = this.exits.exited(rec, info);
     // Children the worker left behind: the agent SIGTERMs them on a clean exit, but not on SIGKILL.
-    this.recycler.drain.reap(h.tree.filter((p) => p.pid !== h.pid));
-    if (info.wasCurrent && !planned && !this.stopping) this.restarts.crashed(h.slot, h.stderrTail);
+    this.recycler.drain.reap(rec.tree.filter((p) => p.pid !== rec.pid));
+    if (info.wasCurrent && !planned && !this.stopping) this.restarts.crashed(rec.slot, rec.stderrTail);
   }
 
   async #tick(group) {

@@ -32,29 +32,29 @@ export class ExitReport {
   }
 
   /**
-   * Report h's exit. Returns whether it was planned (a drain we asked for).
-   * @param {import('./pool.js').WorkerHandle} h
+   * Report rec's exit. Returns whether it was planned (a drain we asked for).
+   * @param {import('./pool.js').WorkerRecord} rec
    * @param {{code:number|null, signal:string|null}} info
    */
-  exited(h, { code, signal }) {
+  exited(rec, { code, signal }) {
     const now = this.now();
-    const planned = h.retiring !== null;
+    const planned = rec.retiring !== null;
     const fields = {
-      event: EVENTS.WORKER_EXIT, slot: h.slot, pid: h.pid, code, signal, planned, forced: h.forced,
-      drainMs: h.drainStartedAt ? now - h.drainStartedAt : null,
+      event: EVENTS.WORKER_EXIT, slot: rec.slot, pid: rec.pid, code, signal, planned, forced: rec.forced,
+      drainMs: rec.drainStartedAt ? now - rec.drainStartedAt : null,
     };
     // A recycle's exit carries its reason (and is counted as one); a stop's does not.
-    if (planned && !NOT_RECYCLES.has(h.retiring.reason)) Object.assign(fields, { reason: h.retiring.reason, recycleMs: now - h.retiring.decidedAt });
-    if (h.notReady) fields.notReady = true;
+    if (planned && !NOT_RECYCLES.has(rec.retiring.reason)) Object.assign(fields, { reason: rec.retiring.reason, recycleMs: now - rec.retiring.decidedAt });
+    if (rec.notReady) fields.notReady = true;
     // What the agent said held a forced worker (open requests, upgraded sockets), asked before the kill.
-    if (h.heldBy) fields.heldBy = h.heldBy;
-    const oomKill = this.#oomKilled(h, signal);
+    if (rec.heldBy) fields.heldBy = rec.heldBy;
+    const oomKill = this.#oomKilled(rec, signal);
     if (oomKill) fields.oomKill = true;
     this.report(planned ? 'info' : 'warn', fields);
     if (oomKill) {
       const { limits, workers } = this.config;
-      const a = oomAdvice({ slot: h.slot, lastRss: memoryOf(h.window.last()), rssLimit: limits.rss, cgroupLimit: this.cgroupLimit, workers });
-      this.report('warn', { event: EVENTS.ADVICE, pid: h.pid, ...a });
+      const a = oomAdvice({ slot: rec.slot, lastRss: memoryOf(rec.window.last()), rssLimit: limits.rss, cgroupLimit: this.cgroupLimit, workers });
+      this.report('warn', { event: EVENTS.ADVICE, pid: rec.pid, ...a });
     }
     return planned;
   }
@@ -62,10 +62,10 @@ export class ExitReport {
   // A SIGKILL we did not send, while the cgroup's oom_kill counter rose: the kernel's OOM killer.
   // Each such exit takes one from the rise, so two workers killed at once are both named; any
   // other exit re-reads the counter, so a child's OOM kill is never pinned on a later worker.
-  #oomKilled(h, signal) {
+  #oomKilled(rec, signal) {
     const now = this.readOomKills();
     if (now === null) return false;
-    if (signal !== 'SIGKILL' || h.forced || this.oomKills === null || now <= this.oomKills) {
+    if (signal !== 'SIGKILL' || rec.forced || this.oomKills === null || now <= this.oomKills) {
       if (signal !== 'SIGKILL') this.oomKills = now;
       else this.oomKills ??= now;
       return false;

@@ -37,10 +37,10 @@ export function rememberTree(pids) {
 }
 
 /**
- * h's whole tree now, with start times, synchronously from /proc (no await between this and a
+ * rec's whole tree now, with start times, synchronously from /proc (no await between this and a
  * signal). Where /proc has no children lists the poll ticks' pidtree listing is all we have: [].
  */
-export function wholeTreeNow(h) {
+export function wholeTreeNow(rec) {
   if (!hasChildrenFiles) return [];
-  return rememberTree([h.pid, ...descendantsOf(h.pid)]);
+  return rememberTree([rec.pid, ...descendantsOf(rec.pid)]);
 }

@@ -81,7 +81,7 @@ export function startOrphanGuard({ onError = () => {} } = {}) {
 export function guardPool(pool, onLost) {
   const guard = startOrphanGuard({ onError: onLost });
   if (guard.pid === null) onLost(new Error('no /bin/sh or no /proc here'));
-  const update = () => guard.update(pool.handles().map((h) => ({ pid: h.pid, start: h.procStart })));
+  const update = () => guard.update(pool.records().map((rec) => ({ pid: rec.pid, start: rec.procStart })));
   pool.on('spawn', update);
   pool.on('exit', update);
   return {

@@ -14,7 +14,7 @@ import { routeWorkerOutput } from '../app-output.js';
 const AGENT_URL = new URL('../../worker/agent.js', import.meta.url).href;
 const STDERR_TAIL_BYTES = 4096;
 
-/** @typedef {import('./worker-records.js').WorkerHandle} WorkerHandle */
+/** @typedef {import('./worker-records.js').WorkerRecord} WorkerRecord */
 
 export class Pool extends WorkerRecords {
   /**
@@ -57,8 +57,8 @@ export class Pool extends WorkerRecords {
       ...(profile ? { NODESUP_PROFILE: '1' } : {}),
     });
     const now = this.now();
-    /** @type {WorkerHandle} */
-    const h = {
+    /** @type {WorkerRecord} */
+    const rec = {
       id: this.nextId(), slot, worker, pid: worker.process.pid, state: STATES.SPAWNING,
       startedAt: now, readyAt: null, lastReplyAt: now, helloAt: null, facts: null,
       window: new SampleWindow({ maxAgeMs: this.windowMs, maxSamples: Math.ceil(this.windowMs / this.config.pollInterval) + 8 }),
@@ -66,10 +66,10 @@ export class Pool extends WorkerRecords {
       tree: [], procStart: startTime(worker.process.pid), stderrTail: '', probe: { polls: 0, pssBase: null },
       pending: new Map(),
     };
-    this.#wire(h);
-    this.add(h, { serve: cause !== SPAWN_CAUSES.REPLACE });
-    this.emit('spawn', h, cause);
-    return h;
+    this.#wire(rec);
+    this.add(rec, { serve: cause !== SPAWN_CAUSES.REPLACE });
+    this.emit('spawn', rec, cause);
+    return rec;
   }
 
   /** @type {WeakMap<object, (ready: boolean) => void>} settles a starting worker's whenReady() */
@@ -77,85 +77,85 @@ export class Pool extends WorkerRecords {
   /** @type {WeakMap<object, Promise<boolean>>} */
   #startOutcome = new WeakMap();
 
-  #wire(h) {
-    const { worker } = h;
-    this.#startOutcome.set(h, new Promise((resolve) => this.#started.set(h, resolve)));
-    h.exited = new Promise((resolve) => {
+  #wire(rec) {
+    const { worker } = rec;
+    this.#startOutcome.set(rec, new Promise((resolve) => this.#started.set(rec, resolve)));
+    rec.exited = new Promise((resolve) => {
       worker.on('exit', (code, signal) => {
-        for (const p of h.pending.values()) { clearTimeout(p.timer); p.resolve(null); }
-        h.pending.clear();
-        const wasCurrent = this.remove(h); // * -> EXITED
-        this.#started.get(h)?.(false);
+        for (const p of rec.pending.values()) { clearTimeout(p.timer); p.resolve(null); }
+        rec.pending.clear();
+        const wasCurrent = this.remove(rec); // * -> EXITED
+        this.#started.get(rec)?.(false);
         const info = { code, signal, wasCurrent };
-        this.emit('exit', h, info);
+        this.emit('exit', rec, info);
         resolve(info);
       });
     });
     worker.on('error', () => { /* IPC write after exit: the exit handler owns the outcome */ });
-    const tail = (chunk) => { h.stderrTail = (h.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES); };
-    if (this.output) routeWorkerOutput(this.output, h.slot, worker.process.stdout, worker.process.stderr, tail);
+    const tail = (chunk) => { rec.stderrTail = (rec.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES); };
+    if (this.output) routeWorkerOutput(this.output, rec.slot, worker.process.stdout, worker.process.stderr, tail);
     else worker.process.stderr?.on('data', (chunk) => { process.stderr.write(chunk); tail(chunk); });
-    worker.on('listening', () => this.#ready(h));
+    worker.on('listening', () => this.#ready(rec));
     worker.process.on('internalMessage', (msg) => {
       if (!isOurs(msg)) return;
       if (msg.kind === KIND.REPLY) {
-        const p = h.pending.get(msg.id);
+        const p = rec.pending.get(msg.id);
         if (!p) return;
-        h.pending.delete(msg.id);
+        rec.pending.delete(msg.id);
         clearTimeout(p.timer);
-        this.noteReply(h, this.now());
+        this.noteReply(rec, this.now());
         p.resolve(msg.ok ? msg.result : null);
       } else if (msg.kind === KIND.HELLO) {
         const { cmd, v, kind, ...facts } = msg;
-        this.noteHello(h, facts, this.now());
-      } else if (msg.kind === KIND.READY) this.#ready(h);
+        this.noteHello(rec, facts, this.now());
+      } else if (msg.kind === KIND.READY) this.#ready(rec);
     });
   }
 
-  #ready(h) {
-    if (h.state !== STATES.SPAWNING) return;
+  #ready(rec) {
+    if (rec.state !== STATES.SPAWNING) return;
     const readyAt = this.now();
-    this.markReady(h, readyAt); // SPAWNING -> READY
-    this.#started.get(h)?.(true);
-    this.emit('ready', h);
+    this.markReady(rec, readyAt); // SPAWNING -> READY
+    this.#started.get(rec)?.(true);
+    this.emit('ready', rec);
   }
 
-  /** Resolves true once h is ready, false on timeout or exit first. */
-  whenReady(h, timeoutMs) {
-    if (h.state === STATES.READY) return Promise.resolve(true);
-    if (h.state !== STATES.SPAWNING) return Promise.resolve(false);
+  /** Resolves true once rec is ready, false on timeout or exit first. */
+  whenReady(rec, timeoutMs) {
+    if (rec.state === STATES.READY) return Promise.resolve(true);
+    if (rec.state !== STATES.SPAWNING) return Promise.resolve(false);
     // One promise per worker, not a pool listener per waiter: 128 workers starting at once would
     // otherwise be 128 'ready' listeners (and a MaxListenersExceededWarning).
     let timer;
     const timeout = new Promise((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
-    return Promise.race([this.#startOutcome.get(h), timeout]).finally(() => clearTimeout(timer));
+    return Promise.race([this.#startOutcome.get(rec), timeout]).finally(() => clearTimeout(timer));
   }
 
-  /** Ask h's agent something; resolves with the result, or null on timeout, error or exit. */
-  request(h, kind, fields, timeoutMs) {
-    if (h.helloAt === null || !h.worker.isConnected()) return Promise.resolve(null);
+  /** Ask rec's agent something; resolves with the result, or null on timeout, error or exit. */
+  request(rec, kind, fields, timeoutMs) {
+    if (rec.helloAt === null || !rec.worker.isConnected()) return Promise.resolve(null);
     const id = ++this.seq;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => { h.pending.delete(id); resolve(null); }, timeoutMs);
-      h.pending.set(id, { resolve, timer });
+      const timer = setTimeout(() => { rec.pending.delete(id); resolve(null); }, timeoutMs);
+      rec.pending.set(id, { resolve, timer });
       try {
-        h.worker.process.send(message(kind, { id, ...fields }));
+        rec.worker.process.send(message(kind, { id, ...fields }));
       } catch {
         clearTimeout(timer);
-        h.pending.delete(id);
+        rec.pending.delete(id);
         resolve(null);
       }
     });
   }
 
-  /** Tell h's agent to drain, then disconnect it: it stops accepting and finishes what it has. */
-  disconnect(h) {
-    if (h.worker.isConnected()) {
+  /** Tell rec's agent to drain, then disconnect it: it stops accepting and finishes what it has. */
+  disconnect(rec) {
+    if (rec.worker.isConnected()) {
       // Long-lived connections are closed over a spread well inside killTimeout, so their clients
       // reconnect to the other workers a few at a time and no kill is needed.
       const closeWithinMs = Math.min(5000, Math.max(0, this.config.recycle.killTimeout / 4));
-      try { h.worker.process.send(message(KIND.DRAIN, { id: 0, closeWithinMs })); } catch { /* exiting */ }
-      h.worker.disconnect();
+      try { rec.worker.process.send(message(KIND.DRAIN, { id: 0, closeWithinMs })); } catch { /* exiting */ }
+      rec.worker.disconnect();
     }
   }
 

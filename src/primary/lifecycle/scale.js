@@ -13,8 +13,8 @@ export function resizeSlots({ pool, recycler, restarts, now, onError }, to) {
   for (let slot = from; slot < to; slot++) pool.spawn(slot, SPAWN_CAUSES.INITIAL);
   for (let slot = to; slot < from; slot++) {
     restarts.forget(slot);
-    for (const h of pool.handles().filter((x) => x.slot === slot)) {
-      recycler.retire(h, { reason: RETIRE.STOP, decidedAt: now() }).catch((err) => onError(err, slot));
+    for (const rec of pool.records().filter((x) => x.slot === slot)) {
+      recycler.retire(rec, { reason: RETIRE.STOP, decidedAt: now() }).catch((err) => onError(err, slot));
     }
   }
 }

@@ -12,14 +12,14 @@ import { EVENTS, SPAWN_CAUSES, STATES } from '../../constants.js';
  * @param {() => boolean} o.isStopping
  */
 export function watchStarts({ pool, recycler, report, readyTimeout, isStopping }) {
-  pool.on('spawn', (h, cause) => {
-    report('info', { event: EVENTS.WORKER_SPAWN, slot: h.slot, pid: h.pid, cause });
+  pool.on('spawn', (rec, cause) => {
+    report('info', { event: EVENTS.WORKER_SPAWN, slot: rec.slot, pid: rec.pid, cause });
     if (cause === SPAWN_CAUSES.REPLACE) return;
-    pool.whenReady(h, readyTimeout()).then((ok) => {
-      if (!ok && h.state === STATES.SPAWNING && !isStopping()) recycler.forceKill(h, { notReady: true });
+    pool.whenReady(rec, readyTimeout()).then((ok) => {
+      if (!ok && rec.state === STATES.SPAWNING && !isStopping()) recycler.forceKill(rec, { notReady: true });
     });
   });
-  pool.on('ready', (h) => {
-    report('info', { event: EVENTS.WORKER_READY, slot: h.slot, pid: h.pid, startupMs: h.readyAt - h.startedAt });
+  pool.on('ready', (rec) => {
+    report('info', { event: EVENTS.WORKER_READY, slot: rec.slot, pid: rec.pid, startupMs: rec.readyAt - rec.startedAt });
   });
 }

@@ -10,7 +10,7 @@ import { transition } from '../../core/worker-state.js';
  * One worker process: its record. Plain data everyone reads and only the pool writes: its
  * lifecycle moves through transition(), its remembered tree through rememberTree(), its samples
  * through record(), the probe's memory through notePoll().
- * @typedef {object} WorkerHandle
+ * @typedef {object} WorkerRecord
  * @property {number} id  unique for the supervisor's life (pids are reused): what the policy keys by
  * @property {number} slot @property {number} pid @property {string} state
  * @property {import('node:cluster').Worker} worker
@@ -29,7 +29,7 @@ import { transition } from '../../core/worker-state.js';
  * @property {Promise<{code:number|null, signal:string|null}>} exited
  */
 
-/** @typedef {{slot:number, current:WorkerHandle|null}} Slot */
+/** @typedef {{slot:number, current:WorkerRecord|null}} Slot */
 
 // Recent startup times (spawn → ready) kept: a replacement is forecast to take the slowest of them.
 const STARTUPS = 5;
@@ -47,7 +47,7 @@ export class WorkerRecords extends EventEmitter {
   constructor({ now = Date.now } = {}) {
     super();
     this.now = now;
-    /** @type {Set<WorkerHandle>} every worker process not yet exited */
+    /** @type {Set<WorkerRecord>} every worker process not yet exited */
     this.live = new Set();
     /** @type {Slot[]} which worker serves each slot */
     this.slots = [];
@@ -61,41 +61,41 @@ export class WorkerRecords extends EventEmitter {
   }
 
   /** Keep the record of a new worker; `serve`: it serves its slot at once (a first start, a restart). */
-  add(h, { serve = false } = {}) {
-    this.live.add(h);
-    if (serve && this.slots[h.slot]) this.#serve(h);
-    else this.#changed(h);
+  add(rec, { serve = false } = {}) {
+    this.live.add(rec);
+    if (serve && this.slots[rec.slot]) this.#serve(rec);
+    else this.#changed(rec);
   }
 
-  /** h exited: its record moves to EXITED and leaves the registry. Returns whether it was serving its slot. */
-  remove(h) {
-    this.live.delete(h);
-    this.transition(h, STATES.EXITED); // * -> EXITED
-    const s = this.slots[h.slot];
-    const wasCurrent = s?.current === h;
+  /** rec exited: its record moves to EXITED and leaves the registry. Returns whether it was serving its slot. */
+  remove(rec) {
+    this.live.delete(rec);
+    this.transition(rec, STATES.EXITED); // * -> EXITED
+    const s = this.slots[rec.slot];
+    const wasCurrent = s?.current === rec;
     if (wasCurrent) s.current = null;
-    this.#changed(h);
+    this.#changed(rec);
     return wasCurrent;
   }
 
   /** The agent answered at `at`: the worker is alive. */
-  noteReply(h, at) {
-    h.lastReplyAt = at;
+  noteReply(rec, at) {
+    rec.lastReplyAt = at;
   }
 
-  /** h became ready at `at` (SPAWNING -> READY); its startup time is kept for the forecasts. */
-  markReady(h, at) {
-    this.transition(h, STATES.READY, { readyAt: at }); // SPAWNING -> READY
-    h.lastReplyAt = at;
-    this.startups.push(at - h.startedAt);
+  /** rec became ready at `at` (SPAWNING -> READY); its startup time is kept for the forecasts. */
+  markReady(rec, at) {
+    this.transition(rec, STATES.READY, { readyAt: at }); // SPAWNING -> READY
+    rec.lastReplyAt = at;
+    this.startups.push(at - rec.startedAt);
     if (this.startups.length > STARTUPS) this.startups.shift();
   }
 
   /** The agent said hello with what it knows of itself. */
-  noteHello(h, facts, at) {
-    h.helloAt = at;
-    h.lastReplyAt = at;
-    h.facts = facts;
+  noteHello(rec, facts, at) {
+    rec.helloAt = at;
+    rec.lastReplyAt = at;
+    rec.facts = facts;
   }
 
   /** Grow or shrink the slot table to `n`; a slot dropped keeps no worker (drain them first). */
@@ -105,24 +105,24 @@ export class WorkerRecords extends EventEmitter {
   }
 
   /** A ready replacement takes over its slot. */
-  promote(h) {
-    if (this.slots[h.slot]) this.#serve(h);
+  promote(rec) {
+    if (this.slots[rec.slot]) this.#serve(rec);
   }
 
-  #serve(h) {
-    const s = this.slots[h.slot];
+  #serve(rec) {
+    const s = this.slots[rec.slot];
     const before = s.current;
-    s.current = h;
-    if (before && before !== h && this.live.has(before)) this.#changed(before);
-    this.#changed(h);
+    s.current = rec;
+    if (before && before !== rec && this.live.has(before)) this.#changed(before);
+    this.#changed(rec);
   }
 
   // Every change a reader outside the primary may show is announced here, the records' one
   // writer: the report side keeps its own picture from these, and never reads the records.
-  #changed(h) {
+  #changed(rec) {
     this.emit('changed', {
-      id: h.id, slot: h.slot, pid: h.pid, state: h.state, startedAt: h.startedAt, readyAt: h.readyAt ?? null,
-      retiring: h.retiring ?? null, current: this.slots[h.slot]?.current === h,
+      id: rec.id, slot: rec.slot, pid: rec.pid, state: rec.state, startedAt: rec.startedAt, readyAt: rec.readyAt ?? null,
+      retiring: rec.retiring ?? null, current: this.slots[rec.slot]?.current === rec,
     });
   }
 
@@ -143,18 +143,18 @@ export class WorkerRecords extends EventEmitter {
     return this.startups.length ? Math.max(...this.startups) : null;
   }
 
-  /** Keep a sample of h (and the tree the poll listed, which replaces the remembered one). */
-  record(h, sample, tree = null) {
-    if (tree) this.rememberTree(h, tree, { replace: true });
-    h.window.push(sample);
+  /** Keep a sample of rec (and the tree the poll listed, which replaces the remembered one). */
+  record(rec, sample, tree = null) {
+    if (tree) this.rememberTree(rec, tree, { replace: true });
+    rec.window.push(sample);
     // The one place a sample is announced: the recycler's own samples reach the chart too.
-    this.emit('sample', { id: h.id, slot: h.slot, pid: h.pid, current: this.slots[h.slot]?.current === h, sample });
+    this.emit('sample', { id: rec.id, slot: rec.slot, pid: rec.pid, current: this.slots[rec.slot]?.current === rec, sample });
   }
 
-  /** Count a poll of h; `pssBase` is what its full read found shared, kept for the reads between. */
-  notePoll(h, { pssBase } = {}) {
-    if (pssBase === undefined) h.probe.polls++;
-    else h.probe.pssBase = pssBase;
+  /** Count a poll of rec; `pssBase` is what its full read found shared, kept for the reads between. */
+  notePoll(rec, { pssBase } = {}) {
+    if (pssBase === undefined) rec.probe.polls++;
+    else rec.probe.pssBase = pssBase;
   }
 
   /**
@@ -162,32 +162,32 @@ export class WorkerRecords extends EventEmitter {
    * and may carry the facts that belong to it (when it drained, why it retires, that it was forced).
    * A fact already set stays: the first reason given for a retirement is the one reported.
    */
-  transition(h, to, facts = {}) {
-    if (h.state !== to) h.state = transition(h.state, to);
+  transition(rec, to, facts = {}) {
+    if (rec.state !== to) rec.state = transition(rec.state, to);
     for (const [k, v] of Object.entries(facts)) {
       if (!FACTS[to].includes(k)) throw new Error(`a move to ${to} cannot set ${k}`);
-      if (k === 'retiring' || k === 'drainStartedAt') h[k] ??= v;
-      else h[k] = v;
+      if (k === 'retiring' || k === 'drainStartedAt') rec[k] ??= v;
+      else rec[k] = v;
     }
-    if (to !== STATES.EXITED) this.#changed(h);
+    if (to !== STATES.EXITED) this.#changed(rec);
   }
 
   /**
-   * Processes to kill with h (pid and start time, so a recycled pid is never hit): the poll's
+   * Processes to kill with rec (pid and start time, so a recycled pid is never hit): the poll's
    * fresh listing replaces the list (children that exited are forgotten); a drain adds to it.
    */
-  rememberTree(h, entries, { replace = false } = {}) {
+  rememberTree(rec, entries, { replace = false } = {}) {
     if (replace) {
-      h.tree = entries;
+      rec.tree = entries;
       return;
     }
-    const known = new Map(h.tree.map((p) => [p.pid, p]));
+    const known = new Map(rec.tree.map((p) => [p.pid, p]));
     for (const p of entries) if (p.start !== null) known.set(p.pid, p);
-    h.tree = [...known.values()];
+    rec.tree = [...known.values()];
   }
 
   /** Live workers, in no particular order. */
-  handles() {
+  records() {
     return [...this.live];
   }
 }

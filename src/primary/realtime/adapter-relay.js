@@ -22,7 +22,7 @@ export function relayAdapterMessages(pool) {
     let own = uids.get(from);
     if (!own) uids.set(from, (own = new Set()));
     if (typeof msg.uid === 'string') own.add(msg.uid);
-    const targets = pool.handles().map((h) => h.worker).filter((w) => w !== from && w.isConnected());
+    const targets = pool.records().map((rec) => rec.worker).filter((w) => w !== from && w.isConnected());
     const requester = msg.requesterUid === undefined ? null : targets.find((w) => uids.get(w)?.has(msg.requesterUid));
     for (const w of requester ? [requester] : targets) {
       try { w.send(msg, null, ignore); } catch { /* it is exiting: its exit is reported elsewhere */ }

@@ -29,8 +29,8 @@ export function startBalancer({ slots, header, report }) {
   let closed = false;
 
   const serving = (i) => {
-    const h = slots[i]?.current;
-    return Boolean(h && h.state === STATES.READY && h.worker.isConnected());
+    const rec = slots[i]?.current;
+    return Boolean(rec && rec.state === STATES.READY && rec.worker.isConnected());
   };
 
   const route = (head, socket) => {

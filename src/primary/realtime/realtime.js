@@ -23,7 +23,7 @@ export function startRealtime({ config, pool, currentConfig, report }) {
   }
   const stopRelay = relayAdapterMessages(pool);
   // The balancer runs as started: a SIGHUP that changes `balance` takes a restart (config-diff.js).
-  const slotOf = (worker) => pool.handles().find((h) => h.worker === worker)?.slot ?? null;
+  const slotOf = (worker) => pool.records().find((rec) => rec.worker === worker)?.slot ?? null;
   const stopAdvice = adviseStickySessions({ config: () => ({ ...currentConfig(), balance: config.balance }), slotOf, report });
   return {
     workerEnv,

@@ -41,35 +41,35 @@ export class Drain {
     return this.drains.length ? Math.max(...this.drains) : 0;
   }
 
-  /** Drain h and wait for its exit; its tree is killed if it outlives killTimeout. */
-  async retire(h, { reason, decidedAt }) {
-    if (h.state === STATES.EXITED) return h.exited;
-    if (h.state === STATES.READY || h.state === STATES.SPAWNING) {
-      this.pool.transition(h, STATES.DRAINING, { retiring: { reason, decidedAt }, drainStartedAt: this.now() }); // READY|SPAWNING -> DRAINING
+  /** Drain rec and wait for its exit; its tree is killed if it outlives killTimeout. */
+  async retire(rec, { reason, decidedAt }) {
+    if (rec.state === STATES.EXITED) return rec.exited;
+    if (rec.state === STATES.READY || rec.state === STATES.SPAWNING) {
+      this.pool.transition(rec, STATES.DRAINING, { retiring: { reason, decidedAt }, drainStartedAt: this.now() }); // READY|SPAWNING -> DRAINING
       // Remember the tree before the drain: once the worker exits its children are re-parented
       // and the next poll tick, which would have listed them, may never come.
-      this.pool.rememberTree(h, wholeTreeNow(h));
-      this.pool.disconnect(h);
-    } else if (h.state === STATES.KILLING) {
-      this.pool.transition(h, STATES.KILLING, { retiring: { reason, decidedAt } });
+      this.pool.rememberTree(rec, wholeTreeNow(rec));
+      this.pool.disconnect(rec);
+    } else if (rec.state === STATES.KILLING) {
+      this.pool.transition(rec, STATES.KILLING, { retiring: { reason, decidedAt } });
     }
     // The agent says what held the worker (open requests, upgraded sockets) before it is killed.
-    const timer = this.timers.setTimeout(() => askHeldBy(this.pool, h).then((heldBy) => this.forceKill(h, { heldBy })), this.killTimeout);
-    const info = await h.exited;
+    const timer = this.timers.setTimeout(() => askHeldBy(this.pool, rec).then((heldBy) => this.forceKill(rec, { heldBy })), this.killTimeout);
+    const info = await rec.exited;
     this.timers.clearTimeout(timer);
-    if (!h.forced && h.drainStartedAt !== null) {
-      this.drains.push(this.now() - h.drainStartedAt);
+    if (!rec.forced && rec.drainStartedAt !== null) {
+      this.drains.push(this.now() - rec.drainStartedAt);
       if (this.drains.length > DRAINS) this.drains.shift();
     }
     return info;
   }
 
-  /** SIGTERM h and everything below it now, SIGKILL what is left KILL_GRACE_MS later. */
-  async forceKill(h, { notReady = false, heldBy = null } = {}) {
-    if (h.state === STATES.EXITED) return;
-    this.pool.transition(h, STATES.KILLING, { forced: true, ...(notReady ? { notReady } : {}), ...(heldBy ? { heldBy } : {}) }); // * -> KILLING
-    const now = rememberTree(await treeOf(h.pid));
-    const known = new Map([...h.tree, ...now].map((p) => [p.pid, p]));
+  /** SIGTERM rec and everything below it now, SIGKILL what is left KILL_GRACE_MS later. */
+  async forceKill(rec, { notReady = false, heldBy = null } = {}) {
+    if (rec.state === STATES.EXITED) return;
+    this.pool.transition(rec, STATES.KILLING, { forced: true, ...(notReady ? { notReady } : {}), ...(heldBy ? { heldBy } : {}) }); // * -> KILLING
+    const now = rememberTree(await treeOf(rec.pid));
+    const known = new Map([...rec.tree, ...now].map((p) => [p.pid, p]));
     this.reap([...known.values()]);
   }
 
@@ -96,7 +96,7 @@ export class Drain {
    */
   async all(decidedAt, onFailed) {
     while (this.pool.live.size) {
-      const retired = await Promise.allSettled(this.pool.handles().map((h) => this.retire(h, { reason: RETIRE.STOP, decidedAt })));
+      const retired = await Promise.allSettled(this.pool.records().map((rec) => this.retire(rec, { reason: RETIRE.STOP, decidedAt })));
       for (const r of retired) if (r.status === 'rejected') onFailed(r.reason);
       if (retired.some((r) => r.status === 'rejected')) this.forceAll();
     }
@@ -105,11 +105,11 @@ export class Drain {
 
   /** Force every live worker now (a second stop signal). */
   forceAll() {
-    for (const h of this.pool.handles()) this.forceKill(h);
+    for (const rec of this.pool.records()) this.forceKill(rec);
   }
 }
 
-/** What holds h open (its open requests, upgraded sockets), or null when its agent does not answer in time. */
-export function askHeldBy(pool, h) {
-  return pool.request(h, KIND.HELD, {}, HELD_TIMEOUT_MS).catch(() => null);
+/** What holds rec open (its open requests, upgraded sockets), or null when its agent does not answer in time. */
+export function askHeldBy(pool, rec) {
+  return pool.request(rec, KIND.HELD, {}, HELD_TIMEOUT_MS).catch(() => null);
 }

@@ -15,30 +15,30 @@ export class HeapProber {
   }
 
   /**
-   * Take a point of h (with its sites when `profile`, its Buffer sites when `buffers`), or end its
+   * Take a point of rec (with its sites when `profile`, its Buffer sites when `buffers`), or end its
    * suspicion (`point` false), or (`start`) have it start the sampling profiler now: it fills
    * fast, and its recycle will read it.
    */
-  async probe(h, { point, profile, buffers = false, start = false, reuseMs = 0 }) {
-    if (this.asking.has(h)) return;
-    this.asking.add(h);
+  async probe(rec, { point, profile, buffers = false, start = false, reuseMs = 0 }) {
+    if (this.asking.has(rec)) return;
+    this.asking.add(rec);
     try {
       if (start) {
-        await this.pool.request(h, KIND.SITES, { start: true }, TIMEOUT_MS);
+        await this.pool.request(rec, KIND.SITES, { start: true }, TIMEOUT_MS);
         return;
       }
       // A full GC the worker ran by itself within reuseMs serves: no forced GC then.
-      const r = await this.pool.request(h, KIND.CONFIRM, { point, profile, buffers, reuseMs }, TIMEOUT_MS);
+      const r = await this.pool.request(rec, KIND.CONFIRM, { point, profile, buffers, reuseMs }, TIMEOUT_MS);
       if (!point || !r || typeof r.heapAfter !== 'number') return;
       this.inbox.push({
-        type: OUTCOME.POINT, id: h.id,
+        type: OUTCOME.POINT, id: rec.id,
         point: {
           at: r.at, heapAfter: r.heapAfter, forced: r.forced, pauseMs: r.pauseMs ?? null, sites: r.sites ?? null, profiler: r.profiler ?? null,
           externalAfter: r.externalAfter ?? null, buffers: r.buffers ?? null,
         },
       });
     } finally {
-      this.asking.delete(h);
+      this.asking.delete(rec);
     }
   }
 }

@@ -23,8 +23,8 @@ const ANNOUNCE_WAIT_MS = 300;
 
 /**
  * @typedef {object} Sampler  how the recycler reads a worker between ticks (poller.js's sampler())
- * @property {(h:object, stats:object|null, o:{full:boolean}) => object} sample  one sample now, kept in h's window
- * @property {(h:object) => number|null} treeRss  h's tree RSS now, kept nowhere
+ * @property {(rec:object, stats:object|null, o:{full:boolean}) => object} sample  one sample now, kept in rec's window
+ * @property {(rec:object) => number|null} treeRss  rec's tree RSS now, kept nowhere
  */
 
 export class Recycler extends EventEmitter {
@@ -169,12 +169,12 @@ export class Recycler extends EventEmitter {
     });
   }
 
-  // Resolves with the time h's tree crossed `limit` (or left READY), or null at the deadline.
+  // Resolves with the time rec's tree crossed `limit` (or left READY), or null at the deadline.
   // Read from /proc every CROSSING_PROBE_MS: a 20 MB/s leak moves 1 MB between reads.
-  async #crossing(h, limit, deadline) {
+  async #crossing(rec, limit, deadline) {
     for (;;) {
-      if (h.state !== STATES.READY || this.stopping) return this.now();
-      const rss = this.sampler.treeRss(h);
+      if (rec.state !== STATES.READY || this.stopping) return this.now();
+      const rss = this.sampler.treeRss(rec);
       if (rss !== null && rss >= limit) return this.now();
       if (this.now() >= deadline) return null;
       await this.#sleep(CROSSING_PROBE_MS);
@@ -182,42 +182,42 @@ export class Recycler extends EventEmitter {
   }
 
   // Step 2 of the recycle: a full GC, a fresh sample, and the recycle only if still over.
-  async #gcHelped(h, v) {
-    const before = h.window.last();
-    const r = await this.pool.request(h, KIND.GC, {}, GC_TIMEOUT_MS);
+  async #gcHelped(rec, v) {
+    const before = rec.window.last();
+    const r = await this.pool.request(rec, KIND.GC, {}, GC_TIMEOUT_MS);
     if (!r) return false;
-    let sample = this.sampler.sample(h, r.after, { full: true });
-    let over = this.#stillOver(h, v);
+    let sample = this.sampler.sample(rec, r.after, { full: true });
+    let over = this.#stillOver(rec, v);
     // V8 hands freed pages back to the OS on a background thread: RSS falls for a while after the
     // GC has answered. Watch it settle (≤ 1 s) before calling the GC useless.
     for (let i = 0; over && i < GC_SETTLE_STEPS; i++) {
       await this.#sleep(GC_SETTLE_STEP_MS);
       const prev = sample;
-      sample = this.sampler.sample(h, r.after, { full: false });
+      sample = this.sampler.sample(rec, r.after, { full: false });
       if ((memoryOf(sample) ?? Infinity) >= (memoryOf(prev) ?? -Infinity)) break; // stopped falling
-      over = this.#stillOver(h, v);
+      over = this.#stillOver(rec, v);
     }
     this.report('info', {
-      event: EVENTS.WORKER_GC, slot: h.slot, pid: h.pid, reason: v.reason,
+      event: EVENTS.WORKER_GC, slot: rec.slot, pid: rec.pid, reason: v.reason,
       rssBefore: memoryOf(before), rssAfter: sample.treeRss,
       heapBefore: r.before.heapUsed, heapAfter: sample.heapUsed, stillOver: over, ...(r.pauseMs != null ? { pauseMs: round1(r.pauseMs) } : {}),
     });
     return !over;
   }
 
-  #stillOver(h, v) {
+  #stillOver(rec, v) {
     const fleet = this.pool.serving().map((w) => ({ slot: w.slot, sample: w.window.last() }));
-    return stillOver(v, { window: h.window, fleet, limits: this.config.limits, totalLimit: this.totalLimit, now: this.now() });
+    return stillOver(v, { window: rec.window, fleet, limits: this.config.limits, totalLimit: this.totalLimit, now: this.now() });
   }
 
-  /** Drain h and wait for its exit (drain.js). */
-  retire(h, o) {
-    return this.drain.retire(h, o);
+  /** Drain rec and wait for its exit (drain.js). */
+  retire(rec, o) {
+    return this.drain.retire(rec, o);
   }
 
-  /** SIGTERM h's tree now, SIGKILL what is left soon after (drain.js). */
-  forceKill(h, o) {
-    return this.drain.forceKill(h, o);
+  /** SIGTERM rec's tree now, SIGKILL what is left soon after (drain.js). */
+  forceKill(rec, o) {
+    return this.drain.forceKill(rec, o);
   }
 }
 

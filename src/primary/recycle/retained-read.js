@@ -6,17 +6,17 @@ import { retainedOf } from '../../core/leak/retained.js';
 import { liveSites } from '../../core/sites/heap-sites.js';
 
 /**
- * Start reading h's retained memory. `promise` settles when the agent answered or gave up;
+ * Start reading rec's retained memory. `promise` settles when the agent answered or gave up;
  * `value()` is `{ retained: {kind, bytesPerMin, sites} }` with what is known by then (`{}` when nothing).
  * @param {import('../lifecycle/pool.js').Pool} pool
- * @param {import('../lifecycle/worker-records.js').WorkerHandle} h
+ * @param {import('../lifecycle/worker-records.js').WorkerRecord} rec
  * @param {number} timeoutMs
  */
-export function readRetained(pool, h, timeoutMs) {
-  const own = retainedOf(h.window, h.readyAt);
+export function readRetained(pool, rec, timeoutMs) {
+  const own = retainedOf(rec.window, rec.readyAt);
   let sites = null;
   let settled = false;
-  const promise = pool.request(h, KIND.SITES, {}, timeoutMs).then((r) => {
+  const promise = pool.request(rec, KIND.SITES, {}, timeoutMs).then((r) => {
     const found = liveSites(r?.profile ?? null, own?.bytesPerMin ?? null);
     sites = found.length ? found : null;
   }).catch(() => {}).finally(() => { settled = true; });

@@ -18,49 +18,49 @@ import { FIELDS, SOURCE, CADENCE } from '../../sample/fields.js';
 /**
  * Sample every handle; pushes each sample into the handle's window and returns them.
  * @param {import('../lifecycle/pool.js').Pool} pool
- * @param {import('../lifecycle/pool.js').WorkerHandle[]} handles
+ * @param {import('../lifecycle/pool.js').WorkerRecord[]} handles
  * @param {{timeoutMs:number, now:() => number}} o
  */
 export async function pollOnce(pool, handles, { timeoutMs, now }) {
-  const full = handles.map((h) => {
-    pool.notePoll(h);
-    return isFullRead(h.probe);
+  const full = handles.map((rec) => {
+    pool.notePoll(rec);
+    return isFullRead(rec.probe);
   });
-  const stats = await Promise.all(handles.map((h, i) => pool.request(h, KIND.STATS, full[i] ? { full: true } : {}, timeoutMs)));
+  const stats = await Promise.all(handles.map((rec, i) => pool.request(rec, KIND.STATS, full[i] ? { full: true } : {}, timeoutMs)));
   const t = now();
-  return handles.map((h, i) => {
-    const proc = readTree(pool, h, full[i], stats[i]);
-    return record(pool, h, buildSample(t, h.pid, proc, stats[i], h.facts), proc);
+  return handles.map((rec, i) => {
+    const proc = readTree(pool, rec, full[i], stats[i]);
+    return record(pool, rec, buildSample(t, rec.pid, proc, stats[i], rec.facts), proc);
   });
 }
 
 /**
- * One sample of h now, from /proc and agent stats already in hand (a GC's reply): for the steps
+ * One sample of rec now, from /proc and agent stats already in hand (a GC's reply): for the steps
  * that must see a worker between ticks, so they need not sample for themselves.
  */
-export function sampleOne(pool, h, stats, { full, now }) {
-  const proc = readTree(pool, h, full, stats);
-  return record(pool, h, buildSample(now(), h.pid, proc, stats, h.facts), proc);
+export function sampleOne(pool, rec, stats, { full, now }) {
+  const proc = readTree(pool, rec, full, stats);
+  return record(pool, rec, buildSample(now(), rec.pid, proc, stats, rec.facts), proc);
 }
 
 /** The sampler the recycler reads a worker through between ticks. */
 export function sampler(pool, now) {
   return {
-    /** One sample of h now, kept in its window, with agent stats already in hand. */
-    sample: (h, stats, { full }) => sampleOne(pool, h, stats, { full, now }),
-    /** h's tree RSS now, kept nowhere. */
-    treeRss: (h) => treeRssNow(h),
+    /** One sample of rec now, kept in its window, with agent stats already in hand. */
+    sample: (rec, stats, { full }) => sampleOne(pool, rec, stats, { full, now }),
+    /** rec's tree RSS now, kept nowhere. */
+    treeRss: (rec) => treeRssNow(rec),
   };
 }
 
-/** h's process tree RSS now, from statm (no sample kept): for watching a crossing closely. */
-export function treeRssNow(h) {
-  const proc = readTree(null, h, false);
+/** rec's process tree RSS now, from statm (no sample kept): for watching a crossing closely. */
+export function treeRssNow(rec) {
+  const proc = readTree(null, rec, false);
   return proc.own ? proc.own.rss + proc.childrenRss : null;
 }
 
-function record(pool, h, sample, proc) {
-  pool.record(h, sample, proc.tree);
+function record(pool, rec, sample, proc) {
+  pool.record(rec, sample, proc.tree);
   return sample;
 }
 
@@ -80,22 +80,22 @@ export function isFullRead({ polls, pssBase }) {
  * Between full reads PSS and anonymous memory are estimated as RSS minus what was shared (or
  * not anonymous) at the last full read: what a process grows is private, anonymous memory.
  * @param {import('../lifecycle/pool.js').Pool|null} pool  writes what a full read learned (null: a look that keeps nothing)
- * @param {import('../lifecycle/pool.js').WorkerHandle} h
+ * @param {import('../lifecycle/pool.js').WorkerRecord} rec
  * @param {boolean} [detail]
  * @param {{rss?:number, fds?:number|null, childPids?:number[], allThreads?:boolean,
  *   memory?:{rss:number, pss:number|null, anon:number|null}|null}|null} [stats]
  */
-export function readTree(pool, h, detail = true, stats = null) {
+export function readTree(pool, rec, detail = true, stats = null) {
   // The children come with the reply: the main thread's, and on a full read every thread's (a
   // worker_thread may spawn too). A tree known from before is walked again to see it go.
   const listed = Array.isArray(stats?.childPids) && (!detail || stats.allThreads === true);
-  const walk = !listed || stats.childPids.length > 0 || h.tree.length > 1;
-  const kids = walk ? descendantsOf(h.pid, detail) : [];
+  const walk = !listed || stats.childPids.length > 0 || rec.tree.length > 1;
+  const kids = walk ? descendantsOf(rec.pid, detail) : [];
   const fromAgent = detail
     ? (stats?.memory?.rss == null ? null : { ...stats.memory })
     : (stats?.rss == null ? null : { rss: stats.rss, pss: null, anon: null });
   const read = detail ? readMemory : (pid) => { const rss = readRss(pid); return rss === null ? null : { rss, pss: null, anon: null }; };
-  const own = fromAgent ?? read(h.pid);
+  const own = fromAgent ?? read(rec.pid);
   let childrenRss = 0;
   let childrenPss = 0;
   let pssKnown = true;
@@ -106,14 +106,14 @@ export function readTree(pool, h, detail = true, stats = null) {
     if (m.pss === null) pssKnown = false;
     else childrenPss += m.pss;
   }
-  const fds = own === null ? null : stats?.fds ?? countFds(h.pid);
-  const probe = h.probe;
+  const fds = own === null ? null : stats?.fds ?? countFds(rec.pid);
+  const probe = rec.probe;
   const view = {
     own, children: kids.length, childrenRss, childrenPss: pssKnown ? childrenPss : null, fds,
-    tree: kids.length || h.tree.length > 1 ? rememberTree([h.pid, ...kids]) : null,
+    tree: kids.length || rec.tree.length > 1 ? rememberTree([rec.pid, ...kids]) : null,
   };
   if (own && detail && own.pss !== null) {
-    pool?.notePoll(h, { pssBase: { shared: own.rss - own.pss, nonAnon: own.rss - (own.anon ?? own.rss), childrenShared: view.childrenPss === null ? null : childrenRss - view.childrenPss } });
+    pool?.notePoll(rec, { pssBase: { shared: own.rss - own.pss, nonAnon: own.rss - (own.anon ?? own.rss), childrenShared: view.childrenPss === null ? null : childrenRss - view.childrenPss } });
   } else if (own && !detail && probe?.pssBase) {
     const base = probe.pssBase;
     own.pss = Math.max(0, own.rss - base.shared);

@@ -37,7 +37,7 @@ import { pollOnce } from './poller.js';
  */
 export async function runTick(o) {
   const { pool, config, now, group = { index: 0, of: 1 } } = o;
-  const handles = pool.handles().filter((h) => h.state !== STATES.EXITED && h.slot % group.of === group.index);
+  const handles = pool.records().filter((rec) => rec.state !== STATES.EXITED && rec.slot % group.of === group.index);
   if (!handles.length) return { policy: o.policy, pollMs: null, nextPollMs: null };
   const t0 = performance.now();
   await pollOnce(pool, handles, { timeoutMs: Math.max(200, Math.min(config.pollInterval, 5000)), now });
@@ -50,7 +50,7 @@ export async function runTick(o) {
     config, totalLimit: o.totalLimit, cgroupLimit: o.cgroupLimit,
     // The slowest of the last few: a forecast that allows too little time overshoots the limit.
     startupMs: pool.startupMs(),
-    only: group.of > 1 ? new Set(handles.map((h) => h.id)) : null,
+    only: group.of > 1 ? new Set(handles.map((rec) => rec.id)) : null,
   });
 
   // The headroom is read (a file) only when a memory verdict may have to wait for the room.
@@ -59,8 +59,8 @@ export async function runTick(o) {
     o.recycler.recycle(v.slot, v).catch((err) => o.report('error', { err, slot: v.slot }, 'recycle failed'));
   }
   for (const p of probes ?? []) {
-    const h = pool.currentOf(p.slot);
-    if (h?.id === p.id) o.prober?.probe(h, p).catch((err) => o.report('error', { err, slot: p.slot }, 'heap probe failed'));
+    const rec = pool.currentOf(p.slot);
+    if (rec?.id === p.id) o.prober?.probe(rec, p).catch((err) => o.report('error', { err, slot: p.slot }, 'heap probe failed'));
   }
   for (const n of notices) o.report(n.level, n.fields, n.msg);
   return { policy: state, pollMs, nextPollMs, judgements };
@@ -75,8 +75,8 @@ export function pollGroups(slots) {
 
 /** The current, ready worker of each slot, as the decision sees it: a view of its record. */
 export function servingWorkers(pool) {
-  return pool.serving().map((h) => ({
-    id: h.id, slot: h.slot, pid: h.pid, startedAt: h.startedAt, readyAt: h.readyAt, lastReplyAt: h.lastReplyAt,
-    jitterDraw: h.jitterDraw, window: h.window,
+  return pool.serving().map((rec) => ({
+    id: rec.id, slot: rec.slot, pid: rec.pid, startedAt: rec.startedAt, readyAt: rec.readyAt, lastReplyAt: rec.lastReplyAt,
+    jitterDraw: rec.jitterDraw, window: rec.window,
   }));
 }

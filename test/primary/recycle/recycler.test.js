@@ -101,7 +101,7 @@ test('replacement first: the new worker is forked and ready before the old one i
   const [old] = w.workers;
   const done = w.recycler.recycle(0, over);
   await w.clock.settle();
-  const next = w.pool.handles().find((h) => h.slot === 0 && h !== old);
+  const next = w.pool.records().find((h) => h.slot === 0 && h !== old);
   t.deepEqual(w.pool.log, [`sites ${old.id}`, EVENTS.WORKER_RECYCLE, `spawn ${next.id}`], 'what it retained read, the recycle announced, then the replacement forked; the old worker untouched');
   t.is(w.pool.currentOf(0), old, 'the old worker serves until the replacement is ready');
   next.becomeReady();
@@ -135,7 +135,7 @@ test('a GC that does not help: after RSS stops falling, the recycle goes on to t
   const [old] = w.workers;
   const done = w.recycler.recycle(0, { ...over, gcFirst: true });
   await w.clock.advance(1000);
-  const next = w.pool.handles().find((h) => h.slot === 0 && h !== old);
+  const next = w.pool.records().find((h) => h.slot === 0 && h !== old);
   t.truthy(next, 'a replacement was forked');
   t.like(w.events.find((e) => e.event === EVENTS.WORKER_GC), { stillOver: true });
   next.becomeReady();
@@ -150,7 +150,7 @@ test('a replacement not ready in time: recycle.failed, it is retired, the old wo
   const [old] = w.workers;
   const done = w.recycler.recycle(0, over);
   await w.clock.settle();
-  const next = w.pool.handles().find((h) => h.slot === 0 && h !== old);
+  const next = w.pool.records().find((h) => h.slot === 0 && h !== old);
   next.becomeReady(false);
   await w.clock.settle();
   t.is(next.state, STATES.DRAINING, 'the replacement is drained');
@@ -183,15 +183,15 @@ test('maxConcurrent 1: a second recycle waits for the room, and starts when the 
   const first = w.recycler.recycleWhenRoom(0, { reason: REASONS.RELOAD, value: null, limit: null });
   const second = w.recycler.recycleWhenRoom(1, { reason: REASONS.RELOAD, value: null, limit: null });
   await w.clock.settle();
-  t.is(w.pool.handles().filter((h) => h.state === STATES.SPAWNING).length, 1, 'one start-up at a time');
-  const nextA = w.pool.handles().find((h) => h.slot === 0 && h !== a);
+  t.is(w.pool.records().filter((h) => h.state === STATES.SPAWNING).length, 1, 'one start-up at a time');
+  const nextA = w.pool.records().find((h) => h.slot === 0 && h !== a);
   nextA.becomeReady();
   await w.clock.settle();
-  t.is(w.pool.handles().filter((h) => h.slot === 1).length, 1, 'slot 1 still waits while slot 0 drains');
+  t.is(w.pool.records().filter((h) => h.slot === 1).length, 1, 'slot 1 still waits while slot 0 drains');
   a.exit();
   t.is(await first, OUT.RECYCLED);
   await w.clock.settle();
-  const nextB = w.pool.handles().find((h) => h.slot === 1 && h !== b);
+  const nextB = w.pool.records().find((h) => h.slot === 1 && h !== b);
   t.truthy(nextB, 'the room freed: slot 1 starts');
   nextB.becomeReady();
   await w.clock.settle();
@@ -206,7 +206,7 @@ test('the early spare: a predicted crossing that does not come retires the spare
   const done = w.recycler.recycle(0, v);
   await w.clock.settle();
   t.deepEqual(w.pool.log.slice(0, 2), [`sites ${old.id}`, `spawn ${old.id + 2}`], 'a predicted recycle is not announced before its crossing');
-  const spare = w.pool.handles().find((h) => h.slot === 0 && h !== old);
+  const spare = w.pool.records().find((h) => h.slot === 0 && h !== old);
   spare.becomeReady();
   await w.clock.settle();
   t.true(w.recycler.waiting.has(0), 'waiting for the crossing, out of the room of maxConcurrent');
@@ -227,7 +227,7 @@ test('the early spare: a crossing that comes drains the old worker, and the recy
   const [old] = w.workers;
   const done = w.recycler.recycle(0, { reason: REASONS.RSS, value: 150 * MiB, limit: 200 * MiB, predictive: true, crossingInMs: 5000 });
   await w.clock.settle();
-  const spare = w.pool.handles().find((h) => h.slot === 0 && h !== old);
+  const spare = w.pool.records().find((h) => h.slot === 0 && h !== old);
   spare.becomeReady();
   await w.clock.advance(2000);
   t.is(old.state, STATES.READY, 'not yet: under the limit (no drain measured yet to meet it earlier)');
