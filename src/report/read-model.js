@@ -62,12 +62,9 @@ export function createReadModel({ workers, events, history, slotHistory = null, 
   const onPoll = ({ ms }) => poll.record(ms);
   const onSettings = (s) => { settings = { ...settings, ...s }; };
   const onStopping = () => { stopping = true; };
-  workers.on('changed', onChanged);
-  workers.on('sample', onSample);
-  events.on('judged', onJudged);
-  events.on('poll', onPoll);
-  events.on('settings', onSettings);
-  events.on('stopping', onStopping);
+  const listeners = [[workers, 'changed', onChanged], [workers, 'sample', onSample], [events, 'judged', onJudged],
+    [events, 'poll', onPoll], [events, 'settings', onSettings], [events, 'stopping', onStopping]];
+  for (const [emitter, name, fn] of listeners) emitter.on(name, fn);
 
   return {
     /** The Snapshot: one row per slot, the slot's other live workers beside it. */
@@ -80,12 +77,7 @@ export function createReadModel({ workers, events, history, slotHistory = null, 
       return e ? { judged: e.judged, leak: e.leak, points: e.points, profiler: e.profiler } : null;
     },
     close() {
-      workers.off('changed', onChanged);
-      workers.off('sample', onSample);
-      events.off('judged', onJudged);
-      events.off('poll', onPoll);
-      events.off('settings', onSettings);
-      events.off('stopping', onStopping);
+      for (const [emitter, name, fn] of listeners) emitter.off(name, fn);
     },
   };
 }
