@@ -3,7 +3,7 @@
 import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
-import { freePort, waitGone, scratch, get } from '../helpers/cli.js';
+import { freePort, waitGone, scratch, get, workersOf } from '../helpers/cli.js';
 import { request } from '../../src/control/client.js';
 import { faultApp, writeConfig, control, allPids, exited, within, signal, start } from './_helpers.js';
 
@@ -49,7 +49,7 @@ const recycle = (run, slot) => request({ dir: run.runDir, op: 'recycle', args: {
 async function heldRecycle(t, run, holdDrain) {
   const held = await holdDrain();
   const first = recycle(run, held.slot);
-  await run.waitForStatus((s) => s.slots.some((row) => row.pid === held.pid && row.state === 'draining'), { what: 'the first recycle draining', timeout: 30_000 });
+  await run.waitForStatus((s) => workersOf(s).some((w) => w.pid === held.pid && w.state === 'draining'), { what: 'the first recycle draining', timeout: 30_000 });
   return { held, first };
 }
 

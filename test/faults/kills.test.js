@@ -2,7 +2,7 @@
 // primary SIGKILLed at the worst moments: a worker's event loop blocked, a worker half-drained
 // with a client holding it open. Whatever the primary can no longer do, nothing may outlive it.
 import test from 'ava';
-import { freePort, waitGone, get, guardsOf } from '../helpers/cli.js';
+import { freePort, waitGone, get, guardsOf, workersOf } from '../helpers/cli.js';
 import { faultApp, writeConfig, control, allPids, exited, rawConnection, start, signal } from './_helpers.js';
 
 test('a worker SIGKILLed from outside, twice: each kill is an event, counted in status and metrics, the slot refilled', async (t) => {
@@ -67,7 +67,7 @@ test('SIGKILL of the primary while a worker held open by a client drains: that w
   const recycling = control(run, ['recycle', '0']);
   const next = (await run.waitFor((e) => e.event === 'worker.spawn' && e.cause === 'replace', { what: 'the replacement' })).pid;
   await run.waitFor((e) => e.event === 'worker.ready' && e.pid === next, { what: 'the replacement ready' });
-  await run.waitForStatus((s) => s.slots.some((row) => row.pid === old && row.state === 'draining'), { what: 'the old worker draining', timeout: 20_000 });
+  await run.waitForStatus((s) => workersOf(s).some((w) => w.pid === old && w.state === 'draining'), { what: 'the old worker draining', timeout: 20_000 });
   run.child.kill('SIGKILL');
   t.deepEqual(await waitGone([run.child.pid]), []);
   t.deepEqual(await waitGone([next], 10_000), [], 'the replacement exits (its IPC channel closed)');

@@ -156,3 +156,8 @@ export function writeConfig(t, obj, name = 'test.config.mjs') {
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   return file;
 }
+
+/** Every live worker a status snapshot shows: each slot's row and the workers riding along it (`others`). */
+export function workersOf(snap) {
+  return (snap?.slots ?? []).flatMap((row) => [row, ...(row.others ?? [])]);
+}
