@@ -2,18 +2,31 @@
 // at all: the limit) and under nodesup with its defaults (poll 1s, metrics on), alternating runs,
 // keep-alive autocannon load on 127.0.0.1. Target: nodesup ≥ 0.97 × bare. The ratio is the mean of
 // the pairs' ratios (each nodesup run against the bare run just before it), with its 95 % interval.
+//
+// `--old DIR`: this checkout's nodesup against another one's, in the same run. DIR is a checkout
+// of the commit to compare against, made with
+//   git worktree add /tmp/nodesup-old <commit> && (cd /tmp/nodesup-old && npm ci)
+// Each round runs bare, then old and new, the two in turns (old first in the 1st, 3rd, … round),
+// so that neither always follows the other; reported: new ÷ old throughput with its 95 % interval
+// over the rounds (nothing got slower while the interval reaches 1), and each against its round's bare.
+// Written as its own section, overhead-vs-old. 10 rounds of 3 runs take about 8 minutes.
 //   node bench/overhead.js [--quick] [--write] [--runs 10] [--duration 10] [--connections 32]
+//   node bench/overhead.js --old /tmp/nodesup-old [--quick] [--write] [--runs 10]
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
 import { startPrimary, startNodesup, freePort, load, cleanupAll, scratch } from './lib/spawn.js';
 import { cpuMeter } from './lib/proc.js';
 import { mean, sd, min, max, fx, int, ci95 } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
+import { oldTree, pairOrder, ratioCi, ciText, verdict, OLD_USAGE } from './lib/versus.js';
 
 const opts = benchArgs({
   runs: { type: 'string' }, duration: { type: 'string' }, warmup: { type: 'string' },
-  connections: { type: 'string', default: '32' }, workers: { type: 'string', default: '2' },
-}, 'node bench/overhead.js [--quick] [--write] [--runs N] [--duration S] [--warmup S] [--connections C] [--workers N]');
+  connections: { type: 'string', default: '32' }, workers: { type: 'string', default: '2' }, old: { type: 'string' },
+}, `node bench/overhead.js [--quick] [--write] [--runs N] [--duration S] [--warmup S] [--connections C] [--workers N] [--old DIR]\n  ${OLD_USAGE}`);
+const OLD = opts.old ? oldTree(opts.old) : null;
+// The checkout each kind of nodesup run starts.
+const TREES = { nodesup: ROOT, new: ROOT, old: OLD?.root };
 const RUNS = Number(opts.runs ?? (opts.quick ? 3 : 10));
 const DURATION = Number(opts.duration ?? (opts.quick ? 3 : 10));
 const WARMUP = Number(opts.warmup ?? (opts.quick ? 1 : 3));
@@ -27,7 +40,7 @@ async function oneRun(kind) {
   const env = { PORT: String(port), WORKERS: String(WORKERS) };
   const run = kind === 'bare'
     ? startPrimary([BARE, APP], { env, cwd: scratch(), name: 'bare primary' })
-    : startNodesup([APP, '-w', String(WORKERS), '--poll-interval', '1s', '--metrics', `127.0.0.1:${await freePort()}`, '--log-format', 'json'], { env });
+    : startNodesup([APP, '-w', String(WORKERS), '--poll-interval', '1s', '--metrics', `127.0.0.1:${await freePort()}`, '--log-format', 'json'], { env, root: TREES[kind] });
   try {
     const start = await run.waitFor((e) => e.event === 'supervisor.start', { what: 'supervisor.start' });
     await run.waitReady(WORKERS, { timeout: 60_000 });
@@ -38,7 +51,7 @@ async function oneRun(kind) {
     const r = await load({ url, connections: CONNECTIONS, duration: DURATION }).result;
     const primaryCpu = cpu.stop();
     // nodesup must have been sampling throughout, or the comparison means nothing.
-    const pollTicks = kind === 'nodesup' ? (await run.status()).poll.count : null;
+    const pollTicks = kind === 'bare' ? null : (await run.status()).poll?.count ?? null;
     return { kind, reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed, primaryCpu: primaryCpu?.percent ?? null, pollTicks };
   } finally {
     const { code } = await run.stop();
@@ -46,13 +59,16 @@ async function oneRun(kind) {
   }
 }
 
+const runLine = (label, r) => `${label}: ${fx(r.reqPerSec)} req/s, p99 ${r.p99} ms, primary CPU ${fx(r.primaryCpu, 1)} %, failed ${r.failed}${r.pollTicks !== null ? `, ${r.pollTicks} poll ticks` : ''}\n`;
+
 async function main() {
+  if (OLD) return versusOld();
   const runs = [];
   for (let i = 0; i < RUNS; i++) {
     for (const kind of ['bare', 'nodesup']) {
       const r = await oneRun(kind);
       runs.push(r);
-      process.stderr.write(`run ${i + 1}/${RUNS} ${kind}: ${fx(r.reqPerSec)} req/s, p99 ${r.p99} ms, primary CPU ${fx(r.primaryCpu, 1)} %, failed ${r.failed}${r.pollTicks !== null ? `, ${r.pollTicks} poll ticks` : ''}\n`);
+      process.stderr.write(runLine(`run ${i + 1}/${RUNS} ${kind}`, r));
     }
   }
   const of = (kind) => runs.filter((r) => r.kind === kind);
@@ -75,6 +91,42 @@ async function main() {
     `Runs in order (req/s): ${runs.map((r) => `${r.kind} ${int(r.reqPerSec)}`).join(', ')}.`,
   ].join('\n');
   publish(opts, 'overhead', 'Throughput overhead', body);
+}
+
+async function versusOld() {
+  const runs = [];
+  for (let i = 0; i < RUNS; i++) {
+    for (const kind of ['bare', ...pairOrder(i)]) {
+      const r = { ...(await oneRun(kind)), round: i };
+      runs.push(r);
+      process.stderr.write(runLine(`round ${i + 1}/${RUNS} ${kind}`, r));
+    }
+  }
+  const of = (kind) => runs.filter((r) => r.kind === kind).sort((a, b) => a.round - b.round);
+  const field = (kind, key) => of(kind).map((r) => r[key]);
+  const tput = ratioCi(field('old', 'reqPerSec'), field('new', 'reqPerSec'));
+  const p99 = ratioCi(field('old', 'p99'), field('new', 'p99'));
+  const cpu = ratioCi(field('old', 'primaryCpu'), field('new', 'primaryCpu'));
+  const vsBare = (kind) => ratioCi(field('bare', 'reqPerSec'), field(kind, 'reqPerSec'));
+  const oldBare = vsBare('old');
+  const newBare = vsBare('new');
+  const row = (kind, label) => {
+    const xs = field(kind, 'reqPerSec');
+    return [label, xs.length, int(mean(xs)), int(sd(xs)), `${int(min(xs))}–${int(max(xs))}`, fx(mean(field(kind, 'p99')), 1),
+      fx(mean(field(kind, 'primaryCpu')), 1), of(kind).reduce((a, r) => a + r.failed, 0)];
+  };
+  const body = [
+    `The app (\`bench/apps/hello.js\`) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`: forks, nothing else) and under nodesup with defaults (poll 1s, metrics on, leak detection on) from the old checkout (${OLD.commit}) and from this one, ${WORKERS} workers each; ${RUNS} rounds of bare, then old and new (old first in odd-numbered rounds, new first in even ones); each run: fresh primary, ready by events, ${WARMUP} s warm-up (discarded), then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1 from a separate process on the same machine. Ratios: the mean of the rounds' ratios, with its 95 % interval.`,
+    '',
+    table(['primary', 'runs', 'req/s mean', '± sd', 'min–max', 'p99 latency ms (mean)', 'primary CPU, % of a core', 'failed'],
+      [row('bare', 'bare node:cluster'), row('old', `nodesup old (${OLD.commit})`), row('new', 'nodesup new (this checkout)')]),
+    '',
+    `**new ÷ old throughput = ${ciText(tput.ci)}**, 95 % interval over ${tput.ratios.length} pairs: ${verdict(tput, { better: 'higher' })}; per-pair ratios ${fx(min(tput.ratios), 3)}–${fx(max(tput.ratios), 3)}.`,
+    `Against bare: old ÷ bare ${ciText(oldBare.ci)}, new ÷ bare ${ciText(newBare.ci)} (target ≥ 0.97). p99 latency new ÷ old ${ciText(p99.ci, 2)}; primary CPU new ÷ old ${ciText(cpu.ci, 2)}: ${verdict(cpu, { better: 'lower' })}.`,
+    '',
+    `Runs in order (req/s): ${runs.map((r) => `${r.kind} ${int(r.reqPerSec)}`).join(', ')}.`,
+  ].join('\n');
+  publish(opts, 'overhead-vs-old', `Throughput, old (${OLD.commit}) against new`, body);
 }
 
 main().catch((err) => { process.stderr.write(`overhead: ${err.stack}\n`); process.exitCode = 1; }).finally(cleanupAll);

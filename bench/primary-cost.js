@@ -5,8 +5,19 @@
 // ≤ 5 % at 128. `--soak S`: 8 workers for S seconds, metrics on and scraped every 10 s, the
 // primary's RSS every 10 s, and its slope once every worker's sample history (10 min) is full:
 // until then the primary grows by design; after it, flat = nodesup does not leak itself.
+//
+// `--old DIR`: this checkout's primary against another one's, in the same run. DIR is a checkout
+// of the commit to compare against, made with
+//   git worktree add /tmp/nodesup-old <commit> && (cd /tmp/nodesup-old && npm ci)
+// Each pair measures every count once with old and once with new, the two in turns (old first in
+// the 1st, 3rd, … pair), so that a host slowing down over the run falls on both; reported per
+// count: new ÷ old CPU and RSS (RSS: the mean over the window) with their 95 % intervals over the
+// pairs, and CPU as new − old too, the steadier figure where the primary idles on a few clock
+// ticks a second. Written as its own section, primary-cost-vs-old. 5 pairs at 8,32,128 take
+// about 45 minutes; --quick (8,16 workers, 2 pairs, no wait for the tick ring) about 2.
 //   node bench/primary-cost.js [--quick] [--write] [--counts 8,32,128] [--window 30]
 //   node bench/primary-cost.js --soak 2400 [--write]
+//   node bench/primary-cost.js --old /tmp/nodesup-old [--quick] [--write] [--pairs 5] [--counts 8,32,128]
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -14,16 +25,24 @@ import { benchArgs, ROOT } from './lib/args.js';
 import { startNodesup, freePort, cleanupAll, scratch, delay } from './lib/spawn.js';
 import { cpuMeter, rss, childrenOf } from './lib/proc.js';
 import { pollGroups } from '../src/primary/tick/tick.js';
-import { fx, mib, mean, max, slope } from './lib/stats.js';
+import { fx, mib, mean, max, slope, ci95 } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 import { validateConfig } from '../src/config/validate.js';
 import { parseDuration } from '../src/units.js';
 import { sampleHistoryMs } from '../src/primary/lifecycle/pool.js';
+import { oldTree, pairOrder, ratioCi, ciText, verdict, OLD_USAGE } from './lib/versus.js';
 
 const opts = benchArgs({
   counts: { type: 'string' }, window: { type: 'string' }, settle: { type: 'string' }, soak: { type: 'string' },
   'soak-workers': { type: 'string', default: '8' }, 'poll-interval': { type: 'string', default: '1s' },
-}, 'node bench/primary-cost.js [--quick] [--write] [--counts 8,32,128] [--window S] [--settle S] | --soak S [--soak-workers 8]');
+  old: { type: 'string' }, pairs: { type: 'string' },
+}, `node bench/primary-cost.js [--quick] [--write] [--counts 8,32,128] [--window S] [--settle S] [--old DIR [--pairs N]] | --soak S [--soak-workers 8]\n  ${OLD_USAGE}`);
+if (opts.old && opts.soak) { process.stderr.write('--old and --soak: one or the other\n'); process.exit(2); }
+const OLD = opts.old ? oldTree(opts.old) : null;
+const PAIRS = Number(opts.pairs ?? (opts.quick ? 2 : 5));
+// A smoke run of the side by side would spend most of its 16 minutes waiting on the tick ring,
+// whose percentiles it does not need to prove the pairing works.
+const RING_WAIT = !(OLD && opts.quick);
 const COUNTS = (opts.counts ?? (opts.quick ? '8,16' : '8,32,128')).split(',').map(Number);
 const WINDOW = Number(opts.window ?? (opts.quick ? 10 : 30));
 const SETTLE = Number(opts.settle ?? (opts.quick ? 3 : 10));
@@ -32,8 +51,8 @@ const TARGETS = { 8: 1, 128: 2 }; // % of a core (issue 11: ≤ 2 % at 128, and 
 const TICK_P99_TARGET_MS = 100;
 const TICK_RING = 120; // the supervisor's pollStats: a DurationRing of the last 120 ticks
 
-/** Start n idle workers under nodesup; resolves once all are ready. */
-async function startIdle(n, { metricsPort = null } = {}) {
+/** Start n idle workers under the nodesup of the checkout at root; resolves once all are ready. */
+async function startIdle(n, { metricsPort = null, root = ROOT } = {}) {
   const dir = scratch();
   const config = path.join(dir, 'bench.config.mjs');
   fs.writeFileSync(config, `export default ${JSON.stringify({
@@ -41,7 +60,7 @@ async function startIdle(n, { metricsPort = null } = {}) {
     // 128 workers starting on 2 cores take a while; a first start must not be judged by the default 30s.
     recycle: { readyTimeout: '10m' },
   }, null, 2)};\n`);
-  const run = startNodesup([APP, '-c', config], { env: { PORT: String(await freePort()) }, cwd: dir });
+  const run = startNodesup([APP, '-c', config], { env: { PORT: String(await freePort()) }, cwd: dir, root });
   const start = await run.waitFor((e) => e.event === 'supervisor.start', { what: 'supervisor.start' });
   const t0 = Date.now();
   await run.waitReady(n, { timeout: 15 * 60_000 });
@@ -50,13 +69,13 @@ async function startIdle(n, { metricsPort = null } = {}) {
 
 const incidents = (run, since) => run.events.filter((e) => e.at >= since && ['worker.recycle', 'worker.restart', 'worker.exit'].includes(e.event)).length;
 
-async function cost(n) {
-  const { run, pid, startupSec } = await startIdle(n);
+async function cost(n, root = ROOT) {
+  const { run, pid, startupSec } = await startIdle(n, { root });
   try {
     // The tick percentiles come from the primary's last TICK_RING ticks: settle long enough that
     // none of them is from the start-up, when the workers were still loading.
     const ringSec = (TICK_RING / pollGroups(n)) * (parseDuration(opts['poll-interval']) / 1000);
-    await delay(Math.max(SETTLE, ringSec - WINDOW + 2) * 1000);
+    await delay(Math.max(SETTLE, RING_WAIT ? ringSec - WINDOW + 2 : 0) * 1000);
     const since = Date.now();
     const rssSamples = [];
     const cpu = cpuMeter(pid);
@@ -73,7 +92,7 @@ async function cost(n) {
     const snap = await run.status(); // after the window: the request itself costs the primary a little
     const workers = childrenOf(pid).map(rss).filter((x) => x !== null);
     return {
-      n, startupSec, cpu: c.percent, agentCpu: agentCpu.reduce((a, b) => a + b, 0), rss: rssSamples.at(-1), rssMax: max(rssSamples), poll: snap.poll,
+      n, startupSec, cpu: c.percent, agentCpu: agentCpu.reduce((a, b) => a + b, 0), rss: rssSamples.at(-1), rssMax: max(rssSamples), rssMean: mean(rssSamples), poll: snap.poll ?? {},
       workerRss: mean(workers), incidents: incidents(run, since),
     };
   } finally {
@@ -153,8 +172,53 @@ function scrape(port) {
   });
 }
 
+async function versusOld() {
+  const trees = { old: OLD.root, new: ROOT };
+  const legs = [];
+  for (let i = 0; i < PAIRS; i++) {
+    for (const n of COUNTS) {
+      for (const kind of pairOrder(i)) {
+        const r = { ...(await cost(n, trees[kind])), kind, pair: i };
+        legs.push(r);
+        process.stderr.write(`pair ${i + 1}/${PAIRS}, ${n} workers, ${kind}: CPU ${fx(r.cpu, 2)} %, RSS ${mib(r.rssMean)} MiB (mean), poll p50 ${fx(r.poll.p50Ms, 2)} ms p99 ${fx(r.poll.p99Ms, 2)} ms, incidents ${r.incidents}\n`);
+      }
+    }
+  }
+  const of = (kind, n) => legs.filter((l) => l.kind === kind && l.n === n).sort((a, b) => a.pair - b.pair);
+  const field = (kind, n, f) => of(kind, n).map(f);
+  const rows = [];
+  const verdicts = [];
+  for (const n of COUNTS) {
+    const cpu = ratioCi(field('old', n, (l) => l.cpu), field('new', n, (l) => l.cpu));
+    const rss = ratioCi(field('old', n, (l) => l.rssMean), field('new', n, (l) => l.rssMean));
+    // Idle at 8 workers the primary uses a few clock ticks a second: a ratio of so few swings
+    // wide, the difference in points does not.
+    const olds = field('old', n, (l) => l.cpu);
+    const diffs = field('new', n, (l) => l.cpu).map((c, k) => c - olds[k]).filter(Number.isFinite);
+    const diff = ci95(diffs);
+    const avg = (kind, f, digits) => fx(mean(field(kind, n, f)), digits);
+    rows.push([n, `${avg('old', (l) => l.cpu, 2)} / ${avg('new', (l) => l.cpu, 2)}`, ciText(cpu.ci, 2), ciText(diff, 2),
+      `${mib(mean(field('old', n, (l) => l.rssMean)))} / ${mib(mean(field('new', n, (l) => l.rssMean)))}`, ciText(rss.ci, 3),
+      `${avg('old', (l) => l.poll.p50Ms, 1)} / ${avg('new', (l) => l.poll.p50Ms, 1)}`, `${avg('old', (l) => l.poll.p99Ms, 1)} / ${avg('new', (l) => l.poll.p99Ms, 1)}`,
+      `${avg('old', (l) => l.agentCpu, 1)} / ${avg('new', (l) => l.agentCpu, 1)}`,
+      legs.filter((l) => l.n === n).reduce((a, l) => a + l.incidents, 0)]);
+    verdicts.push(`${n} workers: CPU (new − old) ${verdict({ ratios: diffs, ci: diff }, { better: 'lower', at: 0 })}, RSS (new ÷ old) ${verdict(rss, { better: 'lower' })}`);
+  }
+  const body = [
+    `N idle workers (\`bench/apps/idle.js\`) under the primary of the old checkout (${OLD.commit}) and of this one, pollInterval ${opts['poll-interval']}, metrics off, defaults otherwise; ${PAIRS} pairs, each measuring every count with old and new in turns (old first in odd-numbered pairs, new first in even ones). Each leg: fresh primary, all N ready, ${SETTLE} s of settling${RING_WAIT ? ' (longer where the last 120 ticks would otherwise reach back into the start-up)' : ' (not longer: the tick percentiles may reach back into the start-up)'}, then a ${WINDOW} s window: the primary's CPU (utime+stime from /proc/<pid>/stat over wall time, % of one core) and its RSS (smaps_rollup, every 1 s, the mean of the window). Poll tick p50 / p99 from each side's \`nodesup status --json\`. Ratios: the mean of the pairs' new ÷ old, with its 95 % interval.`,
+    '',
+    table(['workers', 'primary CPU, % of a core, old / new', 'CPU new ÷ old (95 % interval)', 'CPU new − old, points (95 % interval)', 'primary RSS MiB, old / new', 'RSS new ÷ old (95 % interval)', 'poll tick p50 ms, old / new', 'poll tick p99 ms, old / new', 'workers\' CPU (sum), old / new', 'recycles, restarts, exits in windows'], rows),
+    '',
+    `**${verdicts.join('; ')}.**`,
+    '',
+    `Legs in order (CPU %, RSS MiB): ${legs.map((l) => `${l.n} ${l.kind} ${fx(l.cpu, 2)} ${mib(l.rssMean)}`).join(', ')}.`,
+  ].join('\n');
+  publish(opts, 'primary-cost-vs-old', `The primary's own cost, old (${OLD.commit}) against new`, body);
+}
+
 async function main() {
   if (opts.soak) return soak(Number(opts.soak));
+  if (OLD) return versusOld();
   const rows = [];
   for (const n of COUNTS) {
     const r = await cost(n);

@@ -2,24 +2,52 @@
 // nodesup with its defaults and metrics on, scraped every second through the window (as Prometheus
 // would, faster). Legs alternate bare, nodesup; each leg: fresh primary, every worker ready, settle,
 // then the primary's RSS and PSS (smaps_rollup) averaged over the window. Target: nodesup ≤ 1.3× bare RSS.
-//   node bench/primary-footprint.js [--quick] [--write] [--rounds 3] [--workers 8] [--window 20]
+//
+// `--history full`: the footprint of a primary that has run for hours, not of one just started.
+// The slot history (6 h per slot) starts full (bench/lib/versus.js withFullSlotHistory: a scratch
+// copy of the checkout whose history is fed 6 h of made-up samples and its event lists' worth of
+// events on each slot's first sample), and the settle is 620 s, so that each worker's sample
+// history (max(1.25 × leak.window, 10 min) of real polls, which cannot be made up without
+// feeding the leak detector) is full too.
+//
+// `--old DIR`: the same measurement, this checkout against another one, instead of against bare.
+// DIR is a checkout of the commit to compare against, made with
+//   git worktree add /tmp/nodesup-old <commit> && (cd /tmp/nodesup-old && npm ci)
+// Pairs of legs, old and new in turns (old first in the 1st, 3rd, … pair); reported: new ÷ old
+// RSS, PSS and CPU with their 95 % intervals. `--history full` is the default with --old: a
+// refactor that made the history's rings or the sample windows dearer shows only once they are full.
+// Written as its own section, primary-footprint-vs-old.
+//   node bench/primary-footprint.js [--quick] [--write] [--rounds 3] [--workers 8] [--window 20] [--history empty|full]
+//   node bench/primary-footprint.js --old /tmp/nodesup-old [--quick] [--write] [--rounds 3] [--history full|empty] [--settle S]
+//     (about 11 minutes a leg with the history full: 3 rounds, 6 legs, about 65 minutes)
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
 import { startPrimary, startNodesup, freePort, cleanupAll, scratch, delay } from './lib/spawn.js';
-import { mean, sd, fx, mib } from './lib/stats.js';
+import { cpuMeter } from './lib/proc.js';
+import { mean, sd, fx, mib, min } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
+import { oldTree, pairOrder, ratioCi, ciText, verdict, withFullSlotHistory, OLD_USAGE } from './lib/versus.js';
 
 const opts = benchArgs({
   rounds: { type: 'string' }, workers: { type: 'string', default: '8' }, window: { type: 'string' }, settle: { type: 'string' },
-}, 'node bench/primary-footprint.js [--quick] [--write] [--rounds N] [--workers N] [--window S] [--settle S]');
-const ROUNDS = Number(opts.rounds ?? (opts.quick ? 1 : 3));
+  old: { type: 'string' }, history: { type: 'string' },
+}, `node bench/primary-footprint.js [--quick] [--write] [--rounds N] [--workers N] [--window S] [--settle S] [--history empty|full] [--old DIR]\n  ${OLD_USAGE}`);
+const OLD = opts.old ? oldTree(opts.old) : null;
+const HISTORY = opts.history ?? (OLD ? 'full' : 'empty');
+if (!['empty', 'full'].includes(HISTORY)) { process.stderr.write(`--history: empty or full, not ${HISTORY}\n`); process.exit(2); }
+const FULL = HISTORY === 'full';
+// Each worker's sample history: max(1.25 × leak.window, 10 min) with the defaults run here.
+const SAMPLE_HISTORY_S = 600;
+const ROUNDS = Number(opts.rounds ?? (opts.quick ? (OLD ? 2 : 1) : 3));
 const WORKERS = Number(opts.workers);
 const WINDOW = Number(opts.window ?? (opts.quick ? 5 : 20));
-const SETTLE = Number(opts.settle ?? (opts.quick ? 2 : 5));
+const SETTLE = Number(opts.settle ?? (opts.quick ? 2 : FULL ? SAMPLE_HISTORY_S + 20 : 5));
 const APP = path.join(ROOT, 'bench/apps/idle.js');
 const BARE = path.join(ROOT, 'bench/apps/bare-primary.js');
+// The checkout each kind of nodesup leg runs; with the history full, its filled scratch copy.
+const TREES = {};
 
 function memory(pid) {
   const text = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
@@ -30,35 +58,61 @@ const scrape = (port) => new Promise((resolve) => {
   http.get({ host: '127.0.0.1', port, path: '/metrics' }, (res) => { res.resume(); res.on('end', resolve); }).on('error', resolve);
 });
 
+/** How full the slot histories were at the end: the emptiest slot's points and events. */
+async function historyFill(run) {
+  try {
+    const doc = JSON.parse(await run.cli(['history', '--json']));
+    const slots = doc.slots ?? [];
+    return { slots: slots.length, fine: min(slots.map((s) => s.fine.t.length)), coarse: min(slots.map((s) => s.coarse.t.length)), events: min(slots.map((s) => s.events.length)) };
+  } catch (err) {
+    process.stderr.write(`history --json: ${err.message.slice(0, 300)}\n`);
+    return null;
+  }
+}
+
 async function leg(kind) {
   const env = { PORT: String(await freePort()), WORKERS: String(WORKERS) };
   const mport = await freePort();
   const run = kind === 'bare'
     ? startPrimary([BARE, APP], { env, cwd: scratch(), name: 'bare primary' })
-    : startNodesup([APP, '-w', String(WORKERS), '--metrics', `127.0.0.1:${mport}`], { env });
+    : startNodesup([APP, '-w', String(WORKERS), '--metrics', `127.0.0.1:${mport}`], { env, root: TREES[kind] });
   try {
     const start = await run.waitFor((e) => e.event === 'supervisor.start', { what: 'supervisor.start' });
     await run.waitReady(WORKERS, { timeout: 60_000 });
     await delay(SETTLE * 1000);
     const samples = [];
+    const cpu = cpuMeter(start.primaryPid);
+    cpu.start();
     for (let s = 0; s < WINDOW; s++) {
-      if (kind === 'nodesup') await scrape(mport);
+      if (kind !== 'bare') await scrape(mport);
       samples.push(memory(start.primaryPid));
       await delay(1000);
     }
-    return { kind, rss: mean(samples.map((x) => x.rss)), pss: mean(samples.map((x) => x.pss)) };
+    const c = cpu.stop();
+    // After the window: the dump is a few MiB of JSON the primary builds, not part of the footprint.
+    const fill = kind !== 'bare' && FULL ? await historyFill(run) : null;
+    return { kind, rss: mean(samples.map((x) => x.rss)), pss: mean(samples.map((x) => x.pss)), cpu: c?.percent ?? null, fill };
   } finally {
     await run.stop();
   }
 }
 
+const legLine = (label, r) => `${label}: RSS ${mib(r.rss)} MiB, PSS ${mib(r.pss)} MiB, CPU ${fx(r.cpu, 2)} %${r.fill ? `, history of the emptiest slot: ${r.fill.fine} fine / ${r.fill.coarse} coarse points, ${r.fill.events} events` : ''}\n`;
+
+const historyText = () => (FULL
+  ? `The history full: each slot's history (30 min per poll, 6 h per 30 s, its recycles and events) filled on its first sample with 6 h of samples like it, its recycle marks and its kept events (leak warnings with 3 sites; bench/lib/slot-history-fill.js, in a scratch copy of each checkout), and a ${SETTLE} s settle${SETTLE >= SAMPLE_HISTORY_S ? `, past the ${SAMPLE_HISTORY_S / 60} min each worker's sample history takes to fill with real polls` : `: shorter than the ${SAMPLE_HISTORY_S / 60} min each worker's sample history takes to fill, so those were not full`}.`
+  : `The slot history as a fresh primary has it (nearly empty); ${SETTLE} s settle.`);
+
 async function main() {
+  if (FULL) process.stderr.write('copying the checkout(s) with the slot history filled\n');
+  TREES.nodesup = FULL ? withFullSlotHistory(ROOT) : ROOT;
+  if (OLD) return versusOld();
   const legs = [];
   for (let i = 0; i < ROUNDS; i++) {
     for (const kind of ['bare', 'nodesup']) {
       const r = await leg(kind);
       legs.push(r);
-      process.stderr.write(`round ${i + 1}/${ROUNDS} ${kind}: RSS ${mib(r.rss)} MiB, PSS ${mib(r.pss)} MiB\n`);
+      process.stderr.write(legLine(`round ${i + 1}/${ROUNDS} ${kind}`, r));
     }
   }
   const of = (k) => legs.filter((l) => l.kind === k);
@@ -66,13 +120,47 @@ async function main() {
   const row = (k, label) => [label, mib(mean(of(k).map((l) => l.rss))), mib(sd(of(k).map((l) => l.rss))), mib(mean(of(k).map((l) => l.pss)))];
   const ratio = mean(ratios);
   const body = [
-    `${WORKERS} workers of \`bench/apps/idle.js\` under a bare node:cluster primary (\`bench/apps/bare-primary.js\`) and under nodesup (defaults, metrics on, /metrics scraped every second); ${ROUNDS} rounds, legs alternating; each leg: every worker ready, ${SETTLE} s settle, then the primary's RSS and PSS (smaps_rollup) averaged over ${WINDOW} s.`,
+    `${WORKERS} workers of \`bench/apps/idle.js\` under a bare node:cluster primary (\`bench/apps/bare-primary.js\`) and under nodesup (defaults, metrics on, /metrics scraped every second); ${ROUNDS} rounds, legs alternating; each leg: every worker ready, ${SETTLE} s settle, then the primary's RSS and PSS (smaps_rollup) averaged over ${WINDOW} s.${FULL ? ` ${historyText()}` : ''}`,
     '',
     table(['primary', 'RSS MiB (mean)', '± sd', 'PSS MiB (mean)'], [row('bare', 'bare node:cluster'), row('nodesup', 'nodesup')]),
     '',
     `**nodesup / bare RSS = ${fx(ratio, 2)}** (per round ${ratios.map((x) => fx(x, 2)).join(', ')}; target ≤ 1.3: ${ratio <= 1.3 ? 'met' : 'missed'}).`,
   ].join('\n');
-  publish(opts, 'primary-footprint', "The primary's footprint beside a bare primary", body);
+  publish(opts, FULL ? 'primary-footprint-full' : 'primary-footprint', `The primary's footprint beside a bare primary${FULL ? ', slot history full' : ''}`, body);
+}
+
+async function versusOld() {
+  TREES.old = FULL ? withFullSlotHistory(OLD.root) : OLD.root;
+  TREES.new = TREES.nodesup;
+  const legs = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const kind of pairOrder(i)) {
+      const r = { ...(await leg(kind)), round: i };
+      legs.push(r);
+      process.stderr.write(legLine(`pair ${i + 1}/${ROUNDS} ${kind}`, r));
+    }
+  }
+  const of = (k) => legs.filter((l) => l.kind === k).sort((a, b) => a.round - b.round);
+  const ratio = (key) => ratioCi(of('old').map((l) => l[key]), of('new').map((l) => l[key]));
+  const rss = ratio('rss');
+  const pss = ratio('pss');
+  const cpu = ratio('cpu');
+  const fills = legs.map((l) => l.fill).filter(Boolean);
+  const row = (k, label) => [label, mib(mean(of(k).map((l) => l.rss))), mib(sd(of(k).map((l) => l.rss))), mib(mean(of(k).map((l) => l.pss))), fx(mean(of(k).map((l) => l.cpu)), 2)];
+  const body = [
+    `${WORKERS} workers of \`bench/apps/idle.js\` under nodesup (defaults, metrics on, /metrics scraped every second), the old checkout (${OLD.commit}) against this one; ${ROUNDS} pairs of legs, old first in odd-numbered pairs and new first in even ones; each leg: fresh primary, every worker ready, ${SETTLE} s settle, then the primary's RSS and PSS (smaps_rollup) averaged over ${WINDOW} s and its CPU (utime+stime over wall time, % of one core) over the same ${WINDOW} s. ${historyText()}`,
+    '',
+    table(['nodesup', 'RSS MiB (mean)', '± sd', 'PSS MiB (mean)', 'primary CPU, % of a core'], [row('old', `old (${OLD.commit})`), row('new', 'new (this checkout)')]),
+    '',
+    `**new ÷ old RSS = ${ciText(rss.ci)}**, 95 % interval over ${rss.ratios.length} pairs: ${verdict(rss, { better: 'lower' })}; per pair ${rss.ratios.map((x) => fx(x, 3)).join(', ')}.`,
+    `new ÷ old PSS = ${ciText(pss.ci)}; new ÷ old primary CPU = ${ciText(cpu.ci, 2)}: ${verdict(cpu, { better: 'lower' })}.`,
+    ...(FULL ? ['', fills.length === legs.length
+      ? `History at the end of each leg, emptiest slot: ${fills.map((f) => `${f.fine}/${f.coarse}/${f.events}`).join(', ')} (fine points / coarse points / events; legs in order).`
+      : `History at the end: read in ${fills.length} of ${legs.length} legs (\`nodesup history --json\` failed in the others; see stderr).`] : []),
+    '',
+    `Legs in order (RSS MiB): ${legs.map((l) => `${l.kind} ${mib(l.rss)}`).join(', ')}.`,
+  ].join('\n');
+  publish(opts, 'primary-footprint-vs-old', `The primary's footprint, old (${OLD.commit}) against new`, body);
 }
 
 main().catch((err) => { process.stderr.write(`primary-footprint: ${err.stack}\n`); process.exitCode = 1; }).finally(cleanupAll);

@@ -33,6 +33,8 @@ export function benchArgs(own = {}, usage = '') {
   }
   const script = path.relative(ROOT, process.argv[1]);
   // The rerun command leaves out --results (a scratch file is not part of how to reproduce).
-  const argv = process.argv.slice(2).filter((a, i, all) => a !== '--results' && all[i - 1] !== '--results' && !a.startsWith('--results='));
+  const argv = process.argv.slice(2).filter((a, i, all) => a !== '--results' && all[i - 1] !== '--results' && !a.startsWith('--results='))
+    // The old checkout's directory is this machine's; the section names its commit instead.
+    .map((a, i, all) => (all[i - 1] === '--old' ? 'DIR' : a.startsWith('--old=') ? '--old=DIR' : a));
   return { ...values, command: ['node', script, ...argv].join(' ') };
 }

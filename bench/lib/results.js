@@ -8,11 +8,15 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The commit the bench ran at, and whether src/ or bench/ differed from it; null outside git. */
-function commit() {
+/**
+ * The commit a checkout of nodesup is at, and whether its src/, bench/ or bin/ differed from it;
+ * null outside git. `dir` defaults to this checkout.
+ */
+export function commitOf(dir = ROOT) {
   try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench', 'bin', 'package.json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+    const git = (...args) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const head = git('rev-parse', '--short', 'HEAD').trim();
+    const dirty = git('status', '--porcelain', '--', 'src', 'bench', 'bin', 'package.json')
       .split('\n').filter((l) => l.trim() && !l.endsWith('bench/RESULTS.md')).length;
     return dirty ? `${head} with ${dirty} uncommitted file(s) in src/, bench/ or bin/` : head;
   } catch {
@@ -20,14 +24,19 @@ function commit() {
   }
 }
 
-/** The lines every section starts with: how to rerun it and on what it ran. */
-export function provenance({ command, quick }) {
+/**
+ * The lines every section starts with: how to rerun it and on what it ran. With `old` (the
+ * directory given to --old) both commits are named: a side by side means nothing without them.
+ */
+export function provenance({ command, quick, old = null }) {
   const cpus = os.cpus();
-  const lines = [
-    `Command: \`${command}\`${commit() ? ` at commit ${commit()}` : ''}`,
-    '',
-    `Run: ${new Date().toISOString()} · node ${process.version} · ${cpus.length} CPUs (${cpus[0]?.model?.trim() ?? 'unknown'}) · ${os.platform()} ${os.release()} · ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB RAM`,
-  ];
+  const here = commitOf();
+  const lines = [`Command: \`${command}\`${here ? ` at commit ${here}` : ''}`];
+  if (old) {
+    const there = commitOf(old) ?? 'an unknown commit (not a git checkout)';
+    lines.push('', `Old: DIR is a checkout of nodesup at ${there} (\`git worktree add DIR <commit>\`, then \`npm ci\` inside it); new: this checkout${here ? `, at ${here}` : ''}.`);
+  }
+  lines.push('', `Run: ${new Date().toISOString()} · node ${process.version} · ${cpus.length} CPUs (${cpus[0]?.model?.trim() ?? 'unknown'}) · ${os.platform()} ${os.release()} · ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB RAM`);
   if (quick) lines.push('', '**Smoke run (`--quick`): proves the script works; these numbers are not results.**');
   return lines.join('\n');
 }

@@ -10,6 +10,8 @@ import { ROOT } from './args.js';
 import { startTime } from './proc.js';
 
 export const BIN = path.join(ROOT, 'bin/nodesup.js');
+/** The CLI of the nodesup checkout at root (this one, or the old one a side by side runs). */
+export const binOf = (root = ROOT) => path.join(root, 'bin/nodesup.js');
 const LOAD = path.join(ROOT, 'bench/lib/load-child.js');
 
 // pid → start time of every process this bench started or learned of (workers, PM2's daemon).
@@ -135,13 +137,19 @@ export function startPrimary(argv, { env = {}, cwd = ROOT, name = 'primary' } = 
   return run;
 }
 
-/** `nodesup start …` with a private run dir; cwd is a scratch dir so no stray config is picked up. */
-export function startNodesup(args, { env = {}, runDir = scratch('nodesup-run-'), cwd = runDir } = {}) {
-  const run = startPrimary([BIN, 'start', ...args], { env: { NODESUP_RUN_DIR: runDir, ...env }, cwd, name: 'nodesup' });
+/**
+ * `nodesup start …` with a private run dir; cwd is a scratch dir so no stray config is picked up.
+ * `root`: the checkout whose bin/nodesup.js runs; its CLI also answers run.cli, since another
+ * version's control protocol need not match.
+ */
+export function startNodesup(args, { env = {}, runDir = scratch('nodesup-run-'), cwd = runDir, root = ROOT } = {}) {
+  const bin = binOf(root);
+  const run = startPrimary([bin, 'start', ...args], { env: { NODESUP_RUN_DIR: runDir, ...env }, cwd, name: 'nodesup' });
   run.runDir = runDir;
+  run.root = root;
   /** Run another nodesup command against this supervisor (reload, status --json, …). */
   run.cli = (cmdArgs, { timeout = 120_000 } = {}) => new Promise((resolve, reject) => {
-    execFile(process.execPath, [BIN, ...cmdArgs], { cwd, env: { ...process.env, NODESUP_RUN_DIR: runDir }, timeout, maxBuffer: 64 * 1024 * 1024 },
+    execFile(process.execPath, [bin, ...cmdArgs], { cwd, env: { ...process.env, NODESUP_RUN_DIR: runDir }, timeout, maxBuffer: 64 * 1024 * 1024 },
       (err, stdout, stderr) => (err ? reject(new Error(`nodesup ${cmdArgs.join(' ')}: ${err.message} ${stderr}`)) : resolve(stdout)));
   });
   run.status = async () => JSON.parse(await run.cli(['status', '--json']));
