@@ -9,7 +9,11 @@ export const DEFAULT_CGROUP_ROOT = '/sys/fs/cgroup';
 // cgroup v1 writes "no limit" as the largest page-aligned int64 (9223372036854771712), not 'max'.
 const V1_UNLIMITED = 2 ** 60;
 
-/** @typedef {{version: 2|1|null, memoryLimit: number|null, memoryCurrent: number|null, cpuQuota: number|null}} CgroupInfo */
+/**
+ * @typedef {{version: 2|1|null, memoryLimit: number|null, memoryCurrent: number|null, cpuQuota: number|null, oomGroup: boolean|null}} CgroupInfo
+ *   oomGroup: v2 `memory.oom.group` is 1: at the limit the kernel's OOM killer ends every process in
+ *   the cgroup at once (Kubernetes ≥ 1.28 sets it on cgroup v2), not the one it picked; null when unknown (v1 has none)
+ */
 
 /**
  * Where this process's cgroup lives under `root`, once per root: the layout cannot change while
@@ -20,7 +24,7 @@ const layouts = new Map();
 
 /** Memory limit, current usage and CPU quota of the cgroup this process runs in; nulls when unknown. */
 export function readCgroup(root = process.env.NODESUP_CGROUP_ROOT ?? DEFAULT_CGROUP_ROOT) {
-  const none = { version: null, memoryLimit: null, memoryCurrent: null, cpuQuota: null };
+  const none = { version: null, memoryLimit: null, memoryCurrent: null, cpuQuota: null, oomGroup: null };
   try {
     const at = layout(root);
     if (!at) return none;
@@ -31,6 +35,8 @@ export function readCgroup(root = process.env.NODESUP_CGROUP_ROOT ?? DEFAULT_CGR
       memoryLimit: tightest(at.memDir, at.memBase, (dir) => v2 ? readLimit(join(dir, 'memory.max')) : readV1Limit(dir)),
       memoryCurrent: readBytes(join(at.memDir, v2 ? 'memory.current' : 'memory.usage_in_bytes')),
       cpuQuota: tightest(at.cpuDir, at.cpuBase, v2 ? readCpuMax : readCfsQuota),
+      // Our own cgroup's: the kubelet sets it on the container's cgroup, which is where we run.
+      oomGroup: v2 ? readFlag(join(at.memDir, 'memory.oom.group')) : null,
     };
   } catch {
     return none;
@@ -172,6 +178,12 @@ function readNumber(file) {
   if (text === null) return null;
   const n = Number(text);
   return Number.isFinite(n) ? n : null;
+}
+
+// "0" or "1"; anything else is unknown.
+function readFlag(file) {
+  const text = readText(file);
+  return text === '1' ? true : text === '0' ? false : null;
 }
 
 function toBytes(text) {

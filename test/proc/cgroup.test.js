@@ -5,16 +5,21 @@ import { readCgroup, readCgroupMemoryCurrent } from '../../src/proc/cgroup.js';
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/cgroup/${name}`, import.meta.url));
 const MiB = 1024 ** 2;
 
+const nothing = { version: null, memoryLimit: null, memoryCurrent: null, cpuQuota: null, oomGroup: null };
 const table = [
-  ['v2', { version: 2, memoryLimit: 512 * MiB, memoryCurrent: 100 * MiB, cpuQuota: 2 }],
-  ['v2-unlimited', { version: 2, memoryLimit: null, memoryCurrent: 50 * MiB, cpuQuota: null }],
-  ['v1', { version: 1, memoryLimit: 1024 * MiB, memoryCurrent: 256 * MiB, cpuQuota: 1.5 }],
+  ['v2', { version: 2, memoryLimit: 512 * MiB, memoryCurrent: 100 * MiB, cpuQuota: 2, oomGroup: false }],
+  // Kubernetes ≥ 1.28 on cgroup v2: the container's cgroup has memory.oom.group 1.
+  ['v2-oom-group', { version: 2, memoryLimit: 512 * MiB, memoryCurrent: 100 * MiB, cpuQuota: 2, oomGroup: true }],
+  // No memory.oom.group file: unknown, not "off".
+  ['v2-unlimited', { version: 2, memoryLimit: null, memoryCurrent: 50 * MiB, cpuQuota: null, oomGroup: null }],
+  // v1 has no group kill: unknown.
+  ['v1', { version: 1, memoryLimit: 1024 * MiB, memoryCurrent: 256 * MiB, cpuQuota: 1.5, oomGroup: null }],
   // v1 writes "no limit" as 9223372036854771712 and "no quota" as -1.
-  ['v1-unlimited', { version: 1, memoryLimit: null, memoryCurrent: 12570624, cpuQuota: null }],
-  ['none', { version: null, memoryLimit: null, memoryCurrent: null, cpuQuota: null }],
-  ['does-not-exist', { version: null, memoryLimit: null, memoryCurrent: null, cpuQuota: null }],
+  ['v1-unlimited', { version: 1, memoryLimit: null, memoryCurrent: 12570624, cpuQuota: null, oomGroup: null }],
+  ['none', nothing],
+  ['does-not-exist', nothing],
   // A file where a directory should be must not throw either.
-  ['v2/memory.max', { version: null, memoryLimit: null, memoryCurrent: null, cpuQuota: null }],
+  ['v2/memory.max', nothing],
 ];
 
 for (const [name, want] of table) {
@@ -42,6 +47,7 @@ test('the real /sys/fs/cgroup reads without throwing, unknown as null', (t) => {
   const c = readCgroup('/sys/fs/cgroup');
   t.true([1, 2, null].includes(c.version));
   for (const k of ['memoryLimit', 'memoryCurrent', 'cpuQuota']) t.true(c[k] === null || (typeof c[k] === 'number' && c[k] > 0), k);
+  t.true([true, false, null].includes(c.oomGroup), 'oomGroup');
 });
 
 test('readOomKills: the oom_kill counter of v2 memory.events and v1 memory.oom_control; null when absent', async (t) => {
