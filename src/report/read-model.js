@@ -71,6 +71,11 @@ export function createReadModel({ workers, events, history, slotHistory = null, 
     snapshot(t = now()) {
       return buildSnapshot({ byId, settings, history, slotHistory, run, poll, stopping, now: t });
     },
+    /** True while at least one worker serves its slot: what /readyz answers. */
+    anyServing() {
+      for (const e of byId.values()) if (e.view.current && e.view.state === STATES.READY) return true;
+      return false;
+    },
     /** What the tick last concluded of worker `id`: its judgement, known leak and sites' progress; null when unknown. */
     judgementOf(id) {
       const e = entry(id);

@@ -82,3 +82,17 @@ test('poll durations and the stop are heard on the stream', (t) => {
   w.events.emit('poll', { ms: 8 });
   t.is(w.model.snapshot().poll.count, 2, 'closed: no longer listening');
 });
+
+test('anyServing: true while a slot\'s current worker is ready, as /readyz answers', (t) => {
+  const w = world(2);
+  t.false(w.model.anyServing());
+  w.view(1, 0, 'spawning', true);
+  t.false(w.model.anyServing(), 'spawning serves no one yet');
+  w.view(1, 0, 'ready', true);
+  t.true(w.model.anyServing());
+  w.view(2, 0, 'ready', true);
+  w.view(1, 0, 'draining', false);
+  t.true(w.model.anyServing());
+  w.view(2, 0, 'exited', false);
+  t.false(w.model.anyServing());
+});
