@@ -65,6 +65,7 @@ export const ADVICE = Object.freeze({
   OVERCOMMIT: 'overcommit', // the workers cannot all fit in the container's memory limit
   STICKY_SESSIONS: 'sticky-sessions', // engine.io long-polls over round-robin workers: HTTP 400 "Session ID unknown"
   OOM_KILL: 'oom-kill', // the kernel's OOM killer ended a worker
+  OOM_GROUP: 'oom-group', // memory.oom.group is 1: one worker at the container's limit takes the whole pod
 });
 
 /** Config keys bound at start: a reload keeps their running values and says a restart is needed. */
@@ -92,4 +93,5 @@ export const EVENTS = Object.freeze({
   OUTPUT_DROPPED: 'output.dropped',
   CONFIG_RELOAD: 'config.reload',
   CONFIG_INVALID: 'config.invalid',
+  CONFIG_DEFAULT: 'config.default', // a default decided at start from the container or the app (docs/events.md)
 });

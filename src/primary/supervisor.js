@@ -6,6 +6,8 @@
 import { EventEmitter } from 'node:events';
 import { ADVICE, EVENTS, SPAWN_CAUSES } from '../constants.js';
 import { resolveTotalLimit } from '../core/policy/policy.js';
+import { defaultTotalLimit } from '../core/policy/memory-budget.js';
+import { oomGroupAdvice } from '../core/policy/fit.js';
 import { newPolicyState } from '../core/policy/decide.js';
 import { readCgroup, readOomKills, memoryHeadroom } from '../proc/cgroup.js';
 import { Pool } from './lifecycle/pool.js';
@@ -49,6 +51,8 @@ export class Supervisor {
     this.forced = false;
     this.policy = newPolicyState(config.workers);
     this.cgroup = readCgroup();
+    // Before any worker: the default memory limit leaves the primary what it takes (memory-budget.js).
+    this.primaryRss = process.memoryUsage.rss();
     const report = (level, fields, msg) => this.log(level, fields, msg);
     this.pool = new Pool({ config, now, output });
     this.readModel = createReadModel({ workers: this.pool, events: this.events, history: this.history, slotHistory: this.slotHistory, run: { name: config.name, startedAt: this.startedAt }, now });
@@ -93,8 +97,9 @@ export class Supervisor {
       // `name` is on every line already (the logger's base).
       event: EVENTS.SUPERVISOR_START, primaryPid: process.pid, script: config.script, workers: config.workers,
       limits: config.limits, cgroupMemoryLimit: this.cgroup.memoryLimit, totalRssLimit: this.totalLimit,
-      pollInterval: config.pollInterval, nodeArgs: config.nodeArgs,
+      pollInterval: config.pollInterval, nodeArgs: config.nodeArgs, oomGroup: this.cgroup.oomGroup,
     });
+    this.#sayDefaults();
     // Sticky balancing, socket.io's cluster adapter, their advice.
     this.realtime = startRealtime({ config, pool: this.pool, currentConfig: () => this.config, report: (level, fields, msg) => this.log(level, fields, msg) });
     this.pool.workerEnv = { ...this.pool.workerEnv, ...this.realtime.workerEnv };
@@ -134,7 +139,9 @@ export class Supervisor {
       return { applied: 'none', error: r.error };
     }
     if (this.stopping) return { applied: 'none' };
+    const defaultBefore = this.memoryDefault?.bytes;
     this.#apply(r.next);
+    if (this.memoryDefault && this.memoryDefault.bytes !== defaultBefore) this.#sayMemoryDefault();
     // The over-commit check runs again against the new limits and worker count.
     this.policy = { ...this.policy, advised: this.policy.advised.filter((code) => code !== ADVICE.OVERCOMMIT) };
     this.log('info', r.event);
@@ -151,10 +158,33 @@ export class Supervisor {
     this.config = config;
     this.pool.configure(config);
     this.totalLimit = resolveTotalLimit(config.limits.totalRss, this.cgroup.memoryLimit);
+    // No memory limit in the config, and a container limit: the kernel's OOM killer must not be the only one.
+    this.memoryDefault = defaultTotalLimit(config.limits, { cgroupLimit: this.cgroup.memoryLimit, primaryRss: this.primaryRss, workers: config.workers });
+    this.totalLimit ??= this.memoryDefault?.bytes ?? null;
     this.recycler.configure({ config, totalLimit: this.totalLimit });
     this.restarts.configure(config);
     this.exits.configure(config);
     this.events.emit('settings', { config, totalLimit: this.totalLimit, cgroupLimit: this.cgroup.memoryLimit });
+  }
+
+  // What was decided for the config rather than by it, said once with how to choose otherwise; and
+  // what memory.oom.group means for the limits the config chose.
+  #sayDefaults() {
+    const { config, cgroup } = this;
+    if (this.memoryDefault) this.#sayMemoryDefault();
+    if (config.balanceFrom) {
+      this.log('info', { event: EVENTS.CONFIG_DEFAULT, key: 'balance', value: config.balance, ...config.balanceFrom });
+    }
+    const advice = oomGroupAdvice({ oomGroup: cgroup.oomGroup, cgroupLimit: cgroup.memoryLimit, primaryRss: this.primaryRss, workers: config.workers, rssLimit: config.limits.rss });
+    if (advice) this.log('warn', { event: EVENTS.ADVICE, ...advice });
+  }
+
+  #sayMemoryDefault() {
+    const d = this.memoryDefault;
+    this.log('info', {
+      event: EVENTS.CONFIG_DEFAULT, key: 'limits.totalRss', value: d.bytes, cgroupMemoryLimit: d.cgroupLimit,
+      primaryRss: d.primaryRss, margin: d.margin, snapshotBudget: d.snapshotBudget, workers: d.workers,
+    });
   }
 
   /** A Snapshot for the status view, `status --json` and metrics (api.status()). */

@@ -23,6 +23,13 @@ function overcommit(a) {
   return `${a.workers} workers × (V8 heap limit ${formatBytes(a.heapLimit)}${native}) > container limit ${formatBytes(a.limit)}: nodeArgs ['--max-old-space-size=${a.oldSpaceMb}'], ${fix}`;
 }
 
+// One worker at the container's limit takes the pod: each needs a limits.rss that leaves the others their room.
+function oomGroup(a) {
+  const head = `memory.oom.group: a worker at the ${formatBytes(a.cgroupLimit)} limit takes the whole pod`;
+  if (a.rssLimit === null) return `${head}; set limits.rss ≤ ${formatBytes(a.share)} to recycle it first`;
+  return `${head}; limits.rss ${formatBytes(a.rssLimit)} is too high: set ≤ ${formatBytes(a.share)}`;
+}
+
 function oomKill(a) {
   const at = a.lastRss ? ` at ${formatBytes(a.lastRss)}` : '';
   const head = `slot ${a.slot} was killed by the kernel's OOM killer${at}`;
@@ -58,6 +65,7 @@ const WORDS = {
   [ADVICE.STICKY_SESSIONS]: (a) => `engine.io long-polls over ${a.workers} round-robin workers: clients get HTTP 400 "Session ID unknown"; set balance: 'sticky'`,
   [ADVICE.OVERCOMMIT]: overcommit,
   [ADVICE.OOM_KILL]: oomKill,
+  [ADVICE.OOM_GROUP]: oomGroup,
 };
 
 /** One line for one piece of advice ({code, ...facts}); an unknown code is said by its code. */

@@ -65,7 +65,20 @@ const WORDS = {
   [EVENTS.CONFIG_RELOAD]: (f) => `config reloaded${f.changed?.length ? `: ${f.changed.join(', ')}` : ' (unchanged)'}${f.applied === 'rolling' ? '; rolling the workers' : '; applied live'}`,
   [EVENTS.ADVICE]: (f) => adviceText(f),
   [EVENTS.CONFIG_INVALID]: (f) => `config not reloaded, the running one stays: ${f.error}`,
+  [EVENTS.CONFIG_DEFAULT]: (f) => configDefault(f),
 };
+
+// A default decided at start, with why and how to choose otherwise.
+function configDefault(f) {
+  if (f.key === 'balance') {
+    return `balance: '${f.value}', since ${f.packageJson ?? 'package.json'} depends on ${f.dependency} (long-polling needs each client on one worker); set balance: 'round-robin' to choose`;
+  }
+  const parts = `the container's ${formatBytes(f.cgroupMemoryLimit)} less the primary's ${formatBytes(f.primaryRss)} and a ${formatBytes(f.margin)} margin`;
+  if (f.value === null) {
+    return `no memory limit set, and ${parts} leaves no room for ${f.workers} workers: no default limit; set limits.rss, or run fewer workers`;
+  }
+  return `no memory limit set: the workers are recycled past ${formatBytes(f.value)} together (${parts}), before the kernel's OOM killer; set limits.totalRss or limits.rss to choose`;
+}
 
 // What kept a forced worker alive, when the agent could tell (primary/recycle/held-by.js asks it):
 // "held by 3 open requests (oldest GET /socket.io/ 9.8 s), 1 upgraded socket".

@@ -298,7 +298,9 @@ function fitNotice(workers, ctx, advised, notices) {
   if (heapLimit === null) return;
   advised.push(ADVICE.OVERCOMMIT);
   const { limits, workers: count } = ctx.config;
-  const found = overcommit({ workers: count, cgroupLimit: ctx.cgroupLimit, rssLimit: limits.rss, heapLimit, nativeBaseline, totalRss: limits.totalRss });
+  // A total limit defaulted from the container (memory-budget.js) counts as set: '90%' would be looser.
+  const totalRss = limits.totalRss ?? (ctx.totalLimit != null ? { bytes: ctx.totalLimit } : null);
+  const found = overcommit({ workers: count, cgroupLimit: ctx.cgroupLimit, rssLimit: limits.rss, heapLimit, nativeBaseline, totalRss });
   if (found) notices.push({ level: 'warn', fields: { event: EVENTS.ADVICE, ...found } });
 }
 

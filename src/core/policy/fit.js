@@ -2,6 +2,7 @@
 // says they did not. Pure: numbers in, advice out ({code, ...facts}, worded by report/advice-words.js)
 // or null; unknown inputs give none.
 import { ADVICE } from '../../constants.js';
+import { workersBudget } from './memory-budget.js';
 
 const MiB = 1024 * 1024;
 // What a worker may take of the container at most, so the primary and the kernel keep some room.
@@ -41,6 +42,22 @@ export function oomAdvice({ slot, lastRss, rssLimit, cgroupLimit, workers }) {
   const share = Math.floor((cgroupLimit * HEADROOM) / workers);
   if (rssLimit === null || rssLimit === undefined || rssLimit > share) return { ...base, fix: 'lower-rss', share };
   return { ...base, fix: 'together' };
+}
+
+/**
+ * Start-up advice where memory.oom.group is 1 (Kubernetes ≥ 1.28 on cgroup v2): at the container's
+ * limit the kernel kills every process in it at once, so one worker that grows takes the pod, the
+ * primary and the serving workers with it. Said unless each worker's limits.rss leaves the others
+ * and the primary their room: the workers' budget (memory-budget.js) shared out.
+ * @param {{oomGroup:boolean|null, cgroupLimit:number|null, primaryRss:number|null, workers:number, rssLimit:number|null}} o
+ */
+export function oomGroupAdvice({ oomGroup, cgroupLimit, primaryRss, workers, rssLimit }) {
+  if (oomGroup !== true || !(workers > 0)) return null;
+  const budget = workersBudget({ cgroupLimit, primaryRss });
+  if (!budget) return null;
+  const share = Math.max(0, Math.floor(budget.bytes / workers));
+  if (rssLimit !== null && rssLimit !== undefined && rssLimit <= share) return null;
+  return { code: ADVICE.OOM_GROUP, cgroupLimit, workers, rssLimit: rssLimit ?? null, share };
 }
 
 /**

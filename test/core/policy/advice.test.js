@@ -102,8 +102,8 @@ test('every message fits 120 chars, even with the largest numbers', (t) => {
     ...advise({ ...worst, heapLimit: 1023 * GiB }, { limits: { rss: 1000 * GiB }, cgroupLimit: 1023 * GiB }),
     ...[true, false].flatMap((nativeRising) => advise({ ...worst, nativeRising }, { limits: { rss: 1023 * GiB }, cgroupLimit: 1000 * GiB })),
   ];
-  // overcommit, oom-kill and sticky-sessions are the fleet's, the exit's and engine.io's advice, not a sample's.
-  const fromSamples = Object.values(ADVICE).filter((c) => c !== ADVICE.OVERCOMMIT && c !== ADVICE.OOM_KILL && c !== ADVICE.STICKY_SESSIONS);
+  // overcommit, oom-kill, oom-group and sticky-sessions are the fleet's, the exit's, the container's and engine.io's advice, not a sample's.
+  const fromSamples = Object.values(ADVICE).filter((c) => c !== ADVICE.OVERCOMMIT && c !== ADVICE.OOM_KILL && c !== ADVICE.OOM_GROUP && c !== ADVICE.STICKY_SESSIONS);
   t.deepEqual([...new Set(codes(lines))].sort(), fromSamples.sort());
   t.false(advise({ ...HEALTHY, gcFlags: ['--max-old-space-size=512', '--max-semi-space-size=16'] }, CTX).some((a) => a.code === ADVICE.GC_FLAGS), 'sizing flags are not main-thread GC');
   for (const message of lines.map(adviceText)) t.true(message.length <= 120, `${message.length}: ${message}`);
