@@ -6,7 +6,7 @@ export const EXIT = Object.freeze({ OK: 0, RUNTIME: 1, USAGE: 2 });
 const defs = {
   NODESUP_ERR_CONFIG: { exit: EXIT.USAGE, doc: 'A configuration key or CLI flag has a bad value.' },
   NODESUP_ERR_CONFIG_LOAD: { exit: EXIT.USAGE, doc: 'The config file cannot be read or evaluated.' },
-  NODESUP_ERR_SCRIPT: { exit: EXIT.USAGE, doc: 'The app script is missing or unreadable.' },
+  NODESUP_ERR_SCRIPT: { exit: EXIT.USAGE, doc: 'The app script is missing, unreadable, or TypeScript this Node cannot run.' },
   NODESUP_ERR_USAGE: { exit: EXIT.USAGE, doc: 'A command was called with bad arguments.' },
   NODESUP_ERR_CRASH_LOOP: { exit: EXIT.RUNTIME, doc: 'Workers crashed maxCrashes times within crashWindow.' },
   NODESUP_ERR_NOT_RUNNING: { exit: EXIT.RUNTIME, doc: 'No supervisor with that name is running.' },

@@ -12,6 +12,7 @@ import { readCgroup } from '../proc/cgroup.js';
 import { validateConfig, NAME_RE } from './validate.js';
 import { abortingFlag } from '../core/node-lines.js';
 import { CONFIG_FILE_NAMES } from './template.js';
+import { checkTypeScriptEntry, typeScriptConfigProblem } from './typescript.js';
 
 const require = createRequire(import.meta.url);
 
@@ -84,6 +85,8 @@ export async function resolveConfig(raw, { where = 'config', cwd = process.cwd()
   }
   checkScript(scriptPath);
   checkNodeLine(cfg, where);
+  // The workers' NODE_OPTIONS: the config's env, else the one they inherit from the primary.
+  await checkTypeScriptEntry(scriptPath, { nodeArgs: cfg.nodeArgs, nodeOptions: cfg.env?.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? '' });
   const { name, script: _, ...rest } = cfg;
   return {
     name: name ?? defaultName(scriptPath),
@@ -163,6 +166,8 @@ async function importConfig(file) {
 
 // One line: `supervisor.config.js: cannot load: Unexpected token '}' (line 3)`.
 function loadError(file, err) {
+  const ts = typeScriptConfigProblem(file, err);
+  if (ts) return new NodesupError('NODESUP_ERR_CONFIG_LOAD', `${basename(file)}: cannot load: ${ts}`, { cause: err });
   const first = String(err?.message ?? err).split(/\r?\n/).find((l) => l.trim()) ?? String(err?.name ?? 'error');
   const line = lineOf(file, err);
   return new NodesupError('NODESUP_ERR_CONFIG_LOAD',

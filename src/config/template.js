@@ -1,8 +1,12 @@
 // What `nodesup init` writes: every key with its default and why it is there, so the file doubles
 // as the reference. test/config/template.test.js checks that it validates to the defaults.
 
-/** Config file names looked up in the working directory, in this order. */
-export const CONFIG_FILE_NAMES = ['supervisor.config.js', 'supervisor.config.mjs', 'supervisor.config.cjs'];
+/**
+ * Config file names looked up in the working directory, in this order. The TypeScript ones load
+ * where the primary's Node strips types (22.18+, 23.6+) or runs with a loader (NODE_OPTIONS).
+ */
+export const CONFIG_FILE_NAMES = ['supervisor.config.js', 'supervisor.config.mjs', 'supervisor.config.cjs',
+  'supervisor.config.ts', 'supervisor.config.mts', 'supervisor.config.cts'];
 
 /** A fully commented supervisor.config.js (ESM). */
 export const CONFIG_TEMPLATE = `// nodesup configuration. Every key is shown with its default; delete what you do not change.

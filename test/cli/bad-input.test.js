@@ -18,6 +18,7 @@ const cases = [
   ['unknown flag', ['start', http, '--max-rsss', '1mb'], {}, /Unknown argument/],
   ['missing script', ['start', 'nope.js'], {}, /script: expected a readable file, got ".*nope\.js" \(not found\)/],
   ['script is a directory', ['start', '.'], {}, /script: expected a readable file/],
+  ['TypeScript .tsx script', ['start', 'app.tsx'], { 'app.tsx': '' }, /^nodesup: script: app\.tsx: Node does not run \.tsx files.*nodeArgs: \['--import', 'tsx'\]$/m],
   ['no script at all', ['start'], {}, /script/],
   ['bad size flag', ['start', http, '--max-rss', 'lots'], {}, /^nodesup: --max-rss: expected a size like "512mb", got "lots"$/m],
   ['bad duration flag', ['start', http, '--poll-interval', 'often'], {}, /--poll-interval: expected a duration like "10s", got "often"/],

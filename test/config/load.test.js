@@ -3,6 +3,7 @@ import { mkdtemp, writeFile, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, flagsToConfig, flagOf, resolveWorkers, defaultName } from '../../src/config/load.js';
+import { stripsByDefault } from '../../src/config/typescript.js';
 
 const MiB = 1024 ** 2;
 const dirs = [];
@@ -94,6 +95,29 @@ test('.js wins over .mjs and .cjs', async (t) => {
     'supervisor.config.mjs': "export default { script: 'app.js', workers: 2 };\n",
   });
   t.is((await loadConfig({ cwd })).workers, 1);
+});
+
+// The primary's own Node reads the config: a .ts one loads where it strips types (22.18+, 23.6+).
+const stripsHere = stripsByDefault(process.versions.node);
+const whereStrips = stripsHere ? test : (title, ...rest) => test.skip(`${title} [skipped: Node ${process.versions.node} does not strip types by default]`, ...rest);
+const whereNot = stripsHere ? (title, ...rest) => test.skip(`${title} [skipped: Node ${process.versions.node} strips types by default]`, ...rest) : test;
+
+whereStrips('supervisor.config.ts loads, types stripped, after the .js names', async (t) => {
+  const ts = "interface Limits { rss: string }\nconst limits: Limits = { rss: '300mb' };\nexport default { script: 'app.js', workers: 3 as number, limits };\n";
+  const cwd = await project({ 'supervisor.config.ts': ts });
+  const c = await loadConfig({ cwd });
+  t.is(c.workers, 3);
+  t.is(c.limits.rss, 300 * MiB);
+  t.is(c.configFile, join(cwd, 'supervisor.config.ts'));
+  const both = await project({ 'supervisor.config.ts': ts, 'supervisor.config.cjs': "module.exports = { script: 'app.js', workers: 1 };\n" });
+  t.is((await loadConfig({ cwd: both })).workers, 1, 'a JavaScript config wins');
+});
+
+whereNot('supervisor.config.ts where Node cannot strip types: one line with what to do', async (t) => {
+  const cwd = await project({ 'supervisor.config.ts': "const workers: number = 3;\nexport default { script: 'app.js', workers };\n" });
+  const err = await rejection(t, loadConfig({ cwd }), 'NODESUP_ERR_CONFIG_LOAD');
+  t.regex(err.message, /^supervisor\.config\.ts: cannot load: Node \S+ .*run nodesup on Node 22\.18\+ or 24\+.*, or write it as supervisor\.config\.js$/);
+  t.is(err.exitCode, 2);
 });
 
 test('an edited file is read again (ESM and CommonJS caches are busted)', async (t) => {
