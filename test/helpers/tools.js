@@ -1,11 +1,11 @@
 // Tests that drive an external tool (tmux for a real terminal, promtool for the exposition format,
-// the prometheus server for the alerts end to end).
+// the prometheus server for the alerts end to end, go for `go tool pprof` on nodesup's profiles).
 // A newcomer's machine may have none of them: there the test is declared skipped, its title saying which tool
 // and how to get it. Under CI=true it always runs, so a missing tool fails CI instead of hiding.
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
 
-const HOW = { tmux: 'apt-get install tmux', promtool: 'apt-get install prometheus', prometheus: 'apt-get install prometheus' };
+const HOW = { tmux: 'apt-get install tmux', promtool: 'apt-get install prometheus', prometheus: 'apt-get install prometheus', go: 'apt-get install golang-go' };
 const found = new Map();
 
 /** Whether `name` runs from PATH. */

@@ -1,6 +1,7 @@
 // The HTTP face of the metrics: /metrics for Prometheus, /healthz and /readyz for probes
-// (docs/metrics.md, docs/kubernetes.md). node:http only; short keep-alive so a scraper's idle socket never holds a
-// stopping supervisor open.
+// (docs/metrics.md, docs/kubernetes.md), and /debug/pprof/heap, the newest leak profile, where Go
+// programs serve theirs, so a profiler's scraper (Grafana Alloy's pyroscope.scrape) finds it.
+// node:http only; short keep-alive so a scraper's idle socket never holds a stopping supervisor open.
 
 import http from 'node:http';
 import { NodesupError } from '../../errors.js';
@@ -12,8 +13,14 @@ export function formatHostPort(host, port) {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-/** Serve a metrics registry on exactly host:port; rejects with NODESUP_ERR_BIND when it cannot. */
-export function startMetricsServer({ metrics, host = '127.0.0.1', port = 9209, isReady = () => true }) {
+const PPROF_HEAP = '/debug/pprof/heap';
+const NO_PROFILE = 'no heap profile yet: nodesup makes one when it names a heap or external leak, or recycles a worker for memory';
+
+/**
+ * Serve a metrics registry on exactly host:port; rejects with NODESUP_ERR_BIND when it cannot.
+ * heapProfile: the newest pprof profile ({bytes, at}), or null before the first.
+ */
+export function startMetricsServer({ metrics, host = '127.0.0.1', port = 9209, isReady = () => true, heapProfile = () => null }) {
   const { registry } = metrics;
   const server = http.createServer((req, res) => {
     const send = (code, body, type = TEXT, extra = {}) => {
@@ -21,9 +28,10 @@ export function startMetricsServer({ metrics, host = '127.0.0.1', port = 9209, i
       res.end(req.method === 'HEAD' ? undefined : body);
     };
     const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/metrics' && path !== '/healthz' && path !== '/readyz') return send(404, 'not found');
+    if (path !== '/metrics' && path !== '/healthz' && path !== '/readyz' && path !== PPROF_HEAP) return send(404, 'not found');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed', TEXT, { allow: 'GET, HEAD' });
     if (path === '/healthz') return send(200, 'ok'); // answering at all is the proof the primary lives
+    if (path === PPROF_HEAP) return sendProfile(req, res, send, heapProfile);
     if (path === '/readyz') {
       let ready = false;
       try { ready = Boolean(isReady()); } catch { /* a failing check is not ready */ }
@@ -65,4 +73,17 @@ export function startMetricsServer({ metrics, host = '127.0.0.1', port = 9209, i
       });
     });
   });
+}
+
+// As Go's net/http/pprof answers: gzip-compressed protobuf as an attachment. Its Last-Modified says
+// when the leak was seen; the profile's own time field says the same.
+function sendProfile(req, res, send, heapProfile) {
+  let p = null;
+  try { p = heapProfile(); } catch { /* a failing read is no profile */ }
+  if (!p?.bytes) return send(404, `${NO_PROFILE}\n`);
+  res.writeHead(200, {
+    'content-type': 'application/octet-stream', 'content-length': p.bytes.length, 'cache-control': 'no-store',
+    'content-disposition': 'attachment; filename="heap.pb.gz"', 'last-modified': new Date(p.at).toUTCString(),
+  });
+  res.end(req.method === 'HEAD' ? undefined : p.bytes);
 }

@@ -7,6 +7,7 @@ import { STATES, EVENTS } from '../../constants.js';
 import { createRecycleCounter } from '../history/recycle-counter.js';
 import { OptionalGauge } from './optional-gauge.js';
 import { addJudgementSeries } from './metrics-judgements.js';
+import { addLeakSiteSeries } from './metrics-sites.js';
 
 export { startMetricsServer } from './metrics-server.js';
 
@@ -66,6 +67,8 @@ export function createMetrics({ getSnapshot, events, name = null, recycleCounter
   const slotsOf = () => snap().slots ?? [];
   addSlotSeries(registry, snap);
   addLeakSeries(registry, slotsOf);
+  // Which code leaks, by site across this supervisor's workers: bounded, for a fleet's topk.
+  const sites = addLeakSiteSeries(registry, snap, events);
   addSupervisorSeries(registry, snap, name);
   const recycles = addRecycleCount(registry, { events, recycleCounter });
   const exits = addExitSeries(registry, slotsOf, events);
@@ -78,6 +81,7 @@ export function createMetrics({ getSnapshot, events, name = null, recycleCounter
     close() {
       exits.close();
       judgements.close();
+      sites.close();
       duration.close();
       recycles.close();
       registry.clear();
