@@ -69,7 +69,7 @@ export const ADVICE = Object.freeze({
 });
 
 /** Config keys bound at start: a reload keeps their running values and says a restart is needed. */
-export const RESTART_KEYS = Object.freeze(['name', 'metrics', 'log', 'tui', 'balance', 'stickyHeader']);
+export const RESTART_KEYS = Object.freeze(['name', 'metrics', 'log', 'tui', 'balance', 'stickyHeader', 'diagnose']);
 
 /** Why a worker was spawned. */
 export const SPAWN_CAUSES = Object.freeze({ INITIAL: 'initial', REPLACE: 'replace', RESTART: 'restart' });

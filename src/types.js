@@ -20,6 +20,7 @@ export {};
  * @property {{timeout:number}} unresponsive
  * @property {{host:string, port:number}|false} metrics
  * @property {{level:string, format:'json'|'pretty'}} log
+ * @property {{dir:string|null}} diagnose  where leak evidence (pprof profiles) is written; null: under the OS temp dir
  * @property {boolean} tui
  * @property {'round-robin'|'sticky'} balance  who spreads connections: cluster, or the primary by client
  * @property {string|null} stickyHeader  lower-case header naming the client for balance 'sticky'

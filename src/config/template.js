@@ -66,6 +66,10 @@ export default {
     format: 'json',                  // 'json' (one pino object per line) or 'pretty' for a terminal
   },
 
+  // Where leak evidence is written: a pprof profile at each named leak and memory recycle, at most
+  // 100 files and 32 MiB, the oldest removed first. null: <tmpdir>/nodesup-diagnose-<uid>/<name>.
+  diagnose: { dir: null },
+
   tui: false,                        // live status view instead of logs on stdout
 
   // 'sticky': the primary accepts connections and sends each client (an engine.io session, else

@@ -115,6 +115,12 @@ const metrics = z.strictObject({
   port: int(0, 65535, 'an integer from 0 to 65535').default(9209),
 }, { error: 'an object' });
 
+// Where leak evidence goes (pprof profiles); null: a directory under the OS temp dir named for the
+// supervisor (report/profiles/diagnose-dir.js).
+const diagnose = z.strictObject({
+  dir: leaf('a directory path', (v) => (typeof v === 'string' && v.trim() ? { value: v.trim() } : undefined)).nullable().default(null),
+}, { error: 'an object' });
+
 const log = z.strictObject({
   level: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   format: z.enum(['json', 'pretty'], { error: '"json" or "pretty"' }).default('json'),
@@ -140,13 +146,14 @@ const config = z.strictObject({
   unresponsive: switchable(unresponsive, 'an object like { timeout } or false').prefault({}),
   metrics: switchable(metrics, 'an object like { host, port }, "host:port" or false', parseHostPort).prefault({}),
   log: log.prefault({}),
+  diagnose: diagnose.prefault({}),
   tui: bool().default(false),
   balance: z.enum(['round-robin', 'sticky'], { error: '"round-robin" or "sticky"' }).default('round-robin'),
   stickyHeader: z.union([z.null(), leaf('a header name like "x-forwarded-for"', (v) => (typeof v === 'string' && /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(v) ? { value: v.toLowerCase() } : undefined))], { error: 'a header name like "x-forwarded-for", or null' }).default(null),
 }, { error: 'an object or a function returning one' });
 
 // Keys of each object section, for "did you mean" on an unknown key.
-const SECTIONS = { '': config, limits, leak, recycle, restart, unresponsive, metrics, log };
+const SECTIONS = { '': config, limits, leak, recycle, restart, unresponsive, metrics, log, diagnose };
 
 // Names people bring from PM2 or from our own CLI flags, pointing at our key.
 const ALIASES = {

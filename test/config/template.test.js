@@ -27,6 +27,6 @@ test('the template mentions every key', (t) => {
   const keys = ['name', 'script', 'args', 'env', 'nodeArgs', 'workers', 'pollInterval', 'limits', 'rss', 'heapUsed',
     'native', 'totalRss', 'maxAge', 'maxRequests', 'jitter', 'sustain', 'leak', 'gcBeforeRecycle', 'recycle',
     'readyTimeout', 'killTimeout', 'maxConcurrent', 'restart', 'initialDelay', 'maxDelay', 'maxCrashes', 'crashWindow',
-    'unresponsive', 'metrics', 'log', 'level', 'format', 'tui', 'balance', 'stickyHeader'];
+    'unresponsive', 'metrics', 'log', 'diagnose', 'dir', 'level', 'format', 'tui', 'balance', 'stickyHeader'];
   for (const k of keys) t.regex(CONFIG_TEMPLATE, new RegExp(`\\b${k}:`), k);
 });

@@ -30,6 +30,7 @@ test('an empty config is every default, normalised', (t) => {
     unresponsive: { timeout: 15_000 },
     metrics: { host: '127.0.0.1', port: 9209 },
     log: { level: 'info', format: 'json' },
+    diagnose: { dir: null },
     tui: false,
     balance: 'round-robin',
     stickyHeader: null,
@@ -101,6 +102,8 @@ const good = [
   [{ metrics: '[::1]:9300' }, 'metrics', { host: '::1', port: 9300 }],
   [{ log: { level: 'debug' } }, 'log', { level: 'debug', format: 'json' }],
   [{ log: { level: 'silent', format: 'pretty' } }, 'log', { level: 'silent', format: 'pretty' }],
+  [{ diagnose: { dir: '/var/lib/api/diagnose' } }, 'diagnose', { dir: '/var/lib/api/diagnose' }],
+  [{ diagnose: { dir: null } }, 'diagnose', { dir: null }],
   [{ tui: true }, 'tui', true],
   [{ workers: 2 }, 'balance', 'round-robin'],
   [{ balance: 'sticky' }, 'balance', 'sticky'],
@@ -174,6 +177,8 @@ const bad = [
   [{ log: { format: 'text' } }, 'log.format: expected "json" or "pretty", got "text"'],
   [{ log: { colour: true } }, 'log.colour: unknown key (expected one of level, format)'],
   [{ tui: 1 }, 'tui: expected true or false, got 1'],
+  [{ diagnose: { dir: '' } }, 'diagnose.dir: expected a directory path, got ""'],
+  [{ diagnose: { dri: '/tmp' } }, 'diagnose.dri: unknown key (did you mean "dir"?)'],
   [{ instances: 4 }, 'instances: unknown key (did you mean "workers"?)'],
   [{ maxRss: '1gb' }, 'maxRss: unknown key (did you mean "limits.rss"?)'],
   [{ wrokers: 4 }, 'wrokers: unknown key (did you mean "workers"?)'],
@@ -193,7 +198,7 @@ for (const [raw, message] of bad) {
 
 test('an unknown key with no close match lists the known ones', (t) => {
   t.is(errorOf({ colour: 'red' }).message,
-    `${F}: colour: unknown key (expected one of name, script, args, env, nodeArgs, workers, pollInterval, limits, leak, gcBeforeRecycle, recycle, restart, unresponsive, metrics, log, tui, balance, stickyHeader)`);
+    `${F}: colour: unknown key (expected one of name, script, args, env, nodeArgs, workers, pollInterval, limits, leak, gcBeforeRecycle, recycle, restart, unresponsive, metrics, log, diagnose, tui, balance, stickyHeader)`);
 });
 
 test('an unknown key is reported before a bad value', (t) => {
