@@ -22,7 +22,8 @@ export {};
  * @property {{level:string, format:'json'|'pretty'}} log
  * @property {{dir:string|null}} diagnose  where leak evidence (pprof profiles) is written; null: under the OS temp dir
  * @property {boolean} tui
- * @property {'round-robin'|'sticky'} balance  who spreads connections: cluster, or the primary by client
+ * @property {'round-robin'|'sticky'} balance  who spreads connections: cluster, or the primary by client (null in the schema: decided at load)
+ * @property {{dependency:string, packageJson:string}|null} balanceFrom  why 'sticky' was decided where the config left balance unset (config/realtime-default.js)
  * @property {string|null} stickyHeader  lower-case header naming the client for balance 'sticky'
  * @property {string|null} configFile   absolute path, or null when none was used
  */

@@ -12,6 +12,7 @@ import { readCgroup } from '../proc/cgroup.js';
 import { validateConfig, NAME_RE } from './validate.js';
 import { abortingFlag } from '../core/node-lines.js';
 import { CONFIG_FILE_NAMES } from './template.js';
+import { decideBalance } from './realtime-default.js';
 import { checkTypeScriptEntry, typeScriptConfigProblem } from './typescript.js';
 
 const require = createRequire(import.meta.url);
@@ -94,6 +95,7 @@ export async function resolveConfig(raw, { where = 'config', cwd = process.cwd()
     ...rest,
     args: appArgs.length > 0 ? appArgs.map(String) : cfg.args,
     workers: resolveWorkers(cfg.workers),
+    ...decideBalance(cfg.balance, scriptPath),
     configFile,
   };
 }

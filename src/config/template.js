@@ -73,8 +73,9 @@ export default {
   tui: false,                        // live status view instead of logs on stdout
 
   // 'sticky': the primary accepts connections and sends each client (an engine.io session, else
-  // its address) to the same worker: what socket.io's long-polling needs. Default 'round-robin'.
-  balance: 'round-robin',
+  // its address) to the same worker: what socket.io's long-polling needs. 'round-robin': cluster's.
+  // null: 'sticky' where the app's package.json depends on socket.io or engine.io, else 'round-robin'.
+  balance: null,
   stickyHeader: null,                // e.g. 'x-forwarded-for': the client's address, behind a proxy
 };
 `;

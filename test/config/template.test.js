@@ -15,10 +15,14 @@ test('the template loads as written and says exactly the defaults', async (t) =>
   await writeFile(join(cwd, 'server.js'), '');
 
   const c = await loadConfig({ cwd, script: 'server.js' });
-  const { name, script, configFile, workers, ...rest } = c;
-  const { workers: defaultWorkers, ...defaults } = defaultConfig();
+  const { name, script, configFile, workers, balance, balanceFrom, ...rest } = c;
+  const { workers: defaultWorkers, balance: defaultBalance, ...defaults } = defaultConfig();
   t.deepEqual(rest, defaults);
   t.is(workers, resolveWorkers(defaultWorkers));
+  // Unset, decided at load: this package.json depends on nothing.
+  t.is(defaultBalance, null);
+  t.is(balance, 'round-robin');
+  t.is(balanceFrom, null);
   t.is(name, 'server');
   t.is(configFile, join(cwd, 'supervisor.config.js'));
 });

@@ -41,6 +41,6 @@ test('every key of the schema is a property of the Config typedef, nested keys i
 });
 
 test('the Config typedef has no property the schema does not know (but what loading adds)', (t) => {
-  const known = new Set([...Object.keys(defaultConfig()), 'name', 'script', 'configFile']);
+  const known = new Set([...Object.keys(defaultConfig()), 'name', 'script', 'configFile', 'balanceFrom']);
   t.deepEqual(Object.keys(typedef('Config')).filter((k) => !known.has(k)), []);
 });

@@ -32,7 +32,7 @@ test('an empty config is every default, normalised', (t) => {
     log: { level: 'info', format: 'json' },
     diagnose: { dir: null },
     tui: false,
-    balance: 'round-robin',
+    balance: null, // decided at load (config/realtime-default.js)
     stickyHeader: null,
   });
 });
@@ -105,7 +105,8 @@ const good = [
   [{ diagnose: { dir: '/var/lib/api/diagnose' } }, 'diagnose', { dir: '/var/lib/api/diagnose' }],
   [{ diagnose: { dir: null } }, 'diagnose', { dir: null }],
   [{ tui: true }, 'tui', true],
-  [{ workers: 2 }, 'balance', 'round-robin'],
+  [{ workers: 2 }, 'balance', null],
+  [{ balance: 'round-robin' }, 'balance', 'round-robin'],
   [{ balance: 'sticky' }, 'balance', 'sticky'],
   [{ workers: 3 }, 'stickyHeader', null],
   [{ stickyHeader: 'X-Forwarded-For' }, 'stickyHeader', 'x-forwarded-for'],
