@@ -13,6 +13,8 @@ import { parseAllDocuments } from 'yaml';
 import { validateConfig } from '../src/config/validate.js';
 import { resolveWorkers } from '../src/config/load.js';
 import { resolveTotalLimit } from '../src/core/policy/policy.js';
+import { oomGroupAdvice } from '../src/core/policy/fit.js';
+import { BOUNDS } from '../src/report/profiles/diagnose-dir.js';
 import { ROOT, BIN } from './helpers/cli.js';
 import { loadModels, schemaErrors } from './helpers/k8s-schema.js';
 import { RULES, prometheusRule } from '../examples/prometheus/prometheusrule.js';
@@ -154,6 +156,32 @@ test('the memory budget nests: rss × workers ≤ totalRss < the pod limit; V8 h
   t.true(total < podLimit);
   const oldSpace = config.nodeArgs.map((a) => /^--max-old-space-size=(\d+)$/.exec(a)).find(Boolean);
   if (oldSpace) t.true(Number(oldSpace[1]) * 2 ** 20 < config.limits.rss, '--max-old-space-size below limits.rss');
+});
+
+test('under memory.oom.group (Kubernetes 1.28+ on cgroup v2) the example\'s limits.rss leaves each worker\'s share: no oom-group advice', async (t) => {
+  const { config } = await mountedConfig();
+  const podLimit = quantity(container.resources.limits.memory);
+  const workers = resolveWorkers(config.workers, { parallelism: 64, cpuQuota: quantity(container.resources.limits.cpu) });
+  // The primary and tini: the ~100 MiB docs/kubernetes.md budgets (66-75 MiB measured, bench/RESULTS.md).
+  const advice = oomGroupAdvice({ oomGroup: true, cgroupLimit: podLimit, primaryRss: 100 * 2 ** 20, workers, rssLimit: config.limits.rss });
+  t.is(advice, null, JSON.stringify(advice));
+});
+
+test('diagnose.dir is a directory below an on-disk emptyDir whose sizeLimit holds what nodesup keeps there', async (t) => {
+  const { config } = await mountedConfig();
+  const dir = config.diagnose.dir;
+  t.true(typeof dir === 'string' && path.posix.isAbsolute(dir), `an absolute diagnose.dir, got ${dir}`);
+  const mount = container.volumeMounts.find((m) => dir.startsWith(`${m.mountPath}/`));
+  t.truthy(mount, `a volume mounted above ${dir}`);
+  // Below the mount, not at it: an emptyDir is root's, and nodesup writes only to a directory it owns.
+  t.not(path.posix.relative(mount.mountPath, dir), '');
+  t.not(mount.readOnly, true);
+  const volume = pod.volumes.find((v) => v.name === mount.name);
+  t.truthy(volume.emptyDir, 'an emptyDir');
+  t.not(volume.emptyDir.medium, 'Memory', 'on disk: a tmpfs counts in the container\'s memory limit');
+  // Past its sizeLimit the kubelet evicts the pod: room for the bound and a file being written.
+  t.true(quantity(volume.emptyDir.sizeLimit) >= 2 * BOUNDS.maxBytes, `sizeLimit ${volume.emptyDir.sizeLimit} ≥ 2 × ${BOUNDS.maxBytes} B`);
+  t.false(container.volumeMounts.some((m) => m !== mount && dir.startsWith(`${m.mountPath}/`)), 'not shared with another mount');
 });
 
 test('probes hit /healthz and /readyz on the metrics port, which Prometheus is told to scrape', async (t) => {
