@@ -12,7 +12,7 @@ export const KIND = Object.freeze({
   STATS: 'stats',       // request / reply: one sample of the worker's own view (its polled fields)
   GC: 'gc',             // request / reply: run a full GC, reply with stats after it
   CONFIRM: 'confirm',   // request / reply: heap after a full GC and retained sites (a suspected leak)
-  SITES: 'sites',       // request / reply: retained sites now, no GC ({start: true}: start the profiler)
+  SITES: 'sites',       // request / reply: retained sites now, no GC ({start: true}: start the profiler; {buffers: true}: the Buffer sampler's too)
   DRAIN: 'drain',       // primary → agent: stop keep-alive, run onShutdown hooks
   HEAP_SNAPSHOT: 'heap-snapshot', // request / reply: write a heap snapshot to a path
   LISTEN: 'listen',     // agent → primary (balance: 'sticky'): the app listens on this port; the primary takes it

@@ -12,6 +12,7 @@ import { countAnonMappings } from '../proc/memory.js';
 import { readCgroup, readMemAvailable } from '../proc/cgroup.js';
 import { snapshotRoom } from '../core/policy/fit.js';
 import { heapSnapshotRefused } from '../report/inspect-view.js';
+import { writeWorkerProfile } from './worker-profile.js';
 
 /**
  * The inspect report of the worker serving in `slot`.
@@ -22,7 +23,7 @@ import { heapSnapshotRefused } from '../report/inspect-view.js';
  * @param {(id:number) => {judged:object|null, leak:object|null, points:number, profiler:string|null}|null} o.judgementOf
  *   what the last tick concluded of a worker
  */
-export async function inspectWorker({ pool, config, now, judgementOf }, rawSlot, { heapSnapshot } = {}) {
+export async function inspectWorker({ pool, config, now, judgementOf }, rawSlot, { heapSnapshot, profile } = {}) {
   const slot = parseSlot(rawSlot, pool.slots.length);
   const rec = pool.currentOf(slot);
   if (!rec || rec.state !== STATES.READY) throw new NodesupError('NODESUP_ERR_CONTROL', `slot ${slot} has no ready worker right now; try again in a moment`);
@@ -45,6 +46,8 @@ export async function inspectWorker({ pool, config, now, judgementOf }, rawSlot,
     advice: judged?.advice ?? [],
   };
   if (heapSnapshot) report.heapSnapshot = await takeHeapSnapshot(pool, rec, heapSnapshot, slot);
+  // The sampled sites as a pprof profile (or .heapprofile), as written at a named leak.
+  if (profile) report.profile = await writeWorkerProfile({ pool, rec, leak: j.leak, name: config().name, now }, profile);
   return report;
 }
 

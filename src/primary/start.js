@@ -37,7 +37,9 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
     const { createMetrics, startMetricsServer } = await import('../report/metrics/metrics.js');
     metrics = createMetrics({ getSnapshot: () => sup.readModel.snapshot(), events: sup.events, name: config.name, recycleCounter: sup.history.recycles });
     try {
-      metricsServer = await startMetricsServer({ metrics, host: config.metrics.host, port: config.metrics.port, isReady: () => sup.isReady() });
+      metricsServer = await startMetricsServer({
+        metrics, host: config.metrics.host, port: config.metrics.port, isReady: () => sup.isReady(), heapProfile: () => sup.profiles.latest(),
+      });
     } catch (err) {
       await control.close();
       throw err;

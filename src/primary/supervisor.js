@@ -30,6 +30,9 @@ import { startRealtime } from './realtime/realtime.js';
 import { createHistory } from '../report/history/history.js';
 import { createSlotHistory } from '../report/history/slot-history.js';
 import { createReadModel } from '../report/read-model.js';
+import { createProfileWriter, READ_TIMEOUT_MS } from '../report/profiles/profile-writer.js';
+import { diagnoseDir, diagnoseDirOf } from '../report/profiles/diagnose-dir.js';
+import { readLiveSites } from './worker-profile.js';
 
 export class Supervisor {
   /**
@@ -56,6 +59,12 @@ export class Supervisor {
     const report = (level, fields, msg) => this.log(level, fields, msg);
     this.pool = new Pool({ config, now, output });
     this.readModel = createReadModel({ workers: this.pool, events: this.events, history: this.history, slotHistory: this.slotHistory, run: { name: config.name, startedAt: this.startedAt }, now });
+    // A pprof profile at each named leak and memory recycle, into diagnose.dir and for /debug/pprof/heap.
+    this.profiles = createProfileWriter({
+      events: this.events, name: config.name, now, report,
+      dir: diagnoseDir(diagnoseDirOf(config), { privateParent: !config.diagnose?.dir }),
+      readLive: ({ pid, kind }) => readLiveSites(this.pool, pid, kind, READ_TIMEOUT_MS),
+    });
     // The slot history keeps the samples of each slot's serving worker.
     this.pool.on('sample', (x) => { if (x.current) this.events.emit('sample', x); });
     this.inbox = new Inbox();

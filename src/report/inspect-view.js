@@ -176,6 +176,10 @@ export function renderInspect(report, { width = WIDTH, color = false } = {}) {
   const sections = [header(report, w), breakdown(report, w), heapSpaces(report), gc(report), eventLoop(report),
     mappings(report), trend(report), findings(report).flatMap(fit(w)), advice(report, w)];
   if (report.heapSnapshot?.file) sections.push([`Heap snapshot written to ${clean(report.heapSnapshot.file)}`]);
+  if (report.profile?.file) {
+    const p = report.profile;
+    sections.push([`Profile (${p.format}, ${p.sites} site${p.sites === 1 ? '' : 's'}${p.inuse ? '' : ', growth only: no sampler runs now'}) written to ${clean(p.file)}`]);
+  }
   const lines = sections.flatMap((s, i) => [...(i ? [''] : []), paint(s[0], 'bold', color), ...s.slice(1)]);
   return lines.map((l) => truncate(l, cols));
 }

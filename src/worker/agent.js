@@ -83,7 +83,8 @@ function handlers(state) {
         await state.profiler.sample();
         return { started: state.profiler.via !== null, profiler: state.profiler.reason };
       }
-      return { profile: state.profiler.via ? await state.profiler.sample() : null, profiler: state.profiler.reason };
+      // buffers: the Buffer sampler's table too, while it runs (a pprof profile of an external leak).
+      return { profile: state.profiler.via ? await state.profiler.sample() : null, profiler: state.profiler.reason, ...(req.buffers ? { buffers: state.buffers.read() } : {}) };
     },
     [KIND.DRAIN]: (req) => { state.drain.start(req); return { draining: true }; },
     [KIND.HEAP_SNAPSHOT]: (req) => ({ file: v8.writeHeapSnapshot(req.file) }),

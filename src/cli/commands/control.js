@@ -47,10 +47,13 @@ export const controlCommands = [
     describe: "one worker's memory breakdown and advice",
     builder: (y) => nameArg(slotArg(y))
       .option('json', { type: 'boolean', describe: 'machine-readable report' })
-      .option('heap-snapshot', { type: 'string', describe: 'also write a heap snapshot of that worker to this file' }),
+      .option('heap-snapshot', { type: 'string', describe: 'also write a heap snapshot of that worker to this file' })
+      .option('profile', { type: 'string', describe: "also write that worker's sampled allocation sites to this file: pprof (.pb.gz), or V8's .heapprofile" }),
     handler: async (argv) => {
-      const heapSnapshot = argv.heapSnapshot ? (await import('node:path')).resolve(argv.heapSnapshot) : undefined;
-      const report = await ask(argv, 'inspect', { slot: parseSlot(argv.slot), heapSnapshot });
+      const { resolve } = await import('node:path');
+      const heapSnapshot = argv.heapSnapshot ? resolve(argv.heapSnapshot) : undefined;
+      const profile = argv.profile ? resolve(argv.profile) : undefined;
+      const report = await ask(argv, 'inspect', { slot: parseSlot(argv.slot), heapSnapshot, profile });
       if (argv.json) {
         // Each advice with its sentence: `inspect --json` is read by people and scripts that want it.
         const { adviceText } = await import('../../report/advice-words.js');
