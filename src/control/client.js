@@ -1,17 +1,30 @@
 // The CLI side of the control socket: find the supervisor, send newline-delimited JSON requests,
-// turn error replies back into NodesupErrors so `main.js` maps them to exit codes.
+// turn error replies back into NodesupErrors so `main.js` maps them to exit codes. It speaks the
+// newest protocol version and falls back, once per connection, to an older supervisor's
+// (protocol.js, "Versions").
 
 import net from 'node:net';
 import { ERROR_CODES, NodesupError } from '../errors.js';
 import { checkRunDir, listSupervisors, runDir, socketPath } from './run-dir.js';
-import { MAX_REPLY_BYTES, frame, lineReader, requestMessage } from './protocol.js';
+import { CONTROL_VERSION, FEATURES, MAX_REPLY_BYTES, frame, isProgress, isVersionRefusal, lineReader, requestMessage } from './protocol.js';
 const PROBE_TIMEOUT_MS = 1000;
 
 /** Send one request to supervisor `name` (found in the run dir when omitted) and return its result. */
 export async function request({ name, dir = runDir(), op, args = {}, timeoutMs = 10000 }) {
+  return (await call({ name, dir, op, args, timeoutMs })).result;
+}
+
+/**
+ * Send one request and resolve with `{ result, version, name }`: the reply's result, the protocol
+ * version the supervisor answered in (an older one says less) and the supervisor's name (found in
+ * the run dir when not given). `onProgress`, when given, hears each step of a long request as it
+ * happens, from a supervisor that sends them.
+ */
+export async function call({ name, dir = runDir(), op, args = {}, timeoutMs = 10000, onProgress = null }) {
   const conn = connect({ name, dir });
   try {
-    return await conn.request(op, args, { timeoutMs });
+    const result = await conn.request(op, args, { timeoutMs, onProgress });
+    return { result, version: conn.version, name: await conn.name };
   } finally {
     conn.close();
   }
@@ -20,8 +33,9 @@ export async function request({ name, dir = runDir(), op, args = {}, timeoutMs =
 /** A connection reused for many requests (the live status view polls through one). */
 export function connect({ name, dir = runDir() }) {
   let target = name ? Promise.resolve(name) : null;
-  let channel = null; // Promise<{send, close}> while open or opening
+  let channel = null; // Promise<{send, close, version}> while open or opening
   let closed = false;
+  let version = CONTROL_VERSION;
 
   const open = async (op, args) => {
     if (!target) {
@@ -44,11 +58,23 @@ export function connect({ name, dir = runDir() }) {
 
   return {
     /** Send `op` and resolve with its result; rejects with a NodesupError. */
-    async request(op, args = {}, { timeoutMs = 10000 } = {}) {
+    async request(op, args = {}, { timeoutMs = 10000, onProgress = null } = {}) {
       if (closed) throw new NodesupError('NODESUP_ERR_CONTROL', 'control connection already closed; open a new one');
       const ch = await open(op, args);
       if (closed) ch.close(); // closed while connecting: send() below rejects
-      return ch.send(op, args, timeoutMs);
+      try {
+        return await ch.send(op, args, timeoutMs, onProgress);
+      } finally {
+        version = ch.version;
+      }
+    },
+    /** The protocol version the supervisor answered in so far. */
+    get version() {
+      return version;
+    },
+    /** The supervisor's name, once a request has found it. */
+    get name() {
+      return target ?? Promise.resolve(null);
     },
     /** Close the socket; pending requests reject. */
     close() {
@@ -101,6 +127,8 @@ function openChannel(dir, name, onClose) {
   const path = socketPath(dir, name);
   const pending = new Map();
   let nextId = 1;
+  // Lowered once an older supervisor refuses our version; every request after speaks its version.
+  let version = CONTROL_VERSION;
   const sock = net.connect(path);
 
   const failAll = (err) => {
@@ -128,7 +156,15 @@ function openChannel(dir, name, onClose) {
     }
     const p = pending.get(reply?.id);
     if (!p) return; // a reply to a request that already timed out
+    if (isProgress(reply)) {
+      p.progress?.(reply.progress);
+      return;
+    }
     pending.delete(reply.id);
+    if (isVersionRefusal(reply, p.version)) {
+      version = Math.min(version, reply.v);
+      return p.retry();
+    }
     if (reply.ok) return p.resolve(reply.result);
     const code = typeof reply.error?.code === 'string' && Object.hasOwn(ERROR_CODES, reply.error.code) ? reply.error.code : 'NODESUP_ERR_CONTROL';
     p.reject(new NodesupError(code, String(reply.error?.message ?? `supervisor "${name}" refused the request`)));
@@ -138,7 +174,7 @@ function openChannel(dir, name, onClose) {
     let connected = false;
     sock.once('connect', () => {
       connected = true;
-      resolve({ send, close: () => sock.destroy() });
+      resolve({ send, close: () => sock.destroy(), get version() { return version; } });
     });
     sock.on('error', (err) => {
       const e = connectionError(err, name, path, connected);
@@ -154,10 +190,10 @@ function openChannel(dir, name, onClose) {
     });
   });
 
-  function send(op, args, timeoutMs) {
+  function send(op, args, timeoutMs, onProgress = null) {
     if (sock.destroyed) return Promise.reject(new NodesupError('NODESUP_ERR_NOT_RUNNING', `supervisor "${name}" closed the control connection; it may have stopped`));
-    const id = nextId++;
     return new Promise((resolve, reject) => {
+      let id = null;
       const timer = setTimeout(() => {
         pending.delete(id);
         reject(new NodesupError('NODESUP_ERR_CONTROL', `supervisor "${name}" did not answer "${op}" within ${timeoutMs} ms; it may be overloaded, check its logs`));
@@ -166,8 +202,15 @@ function openChannel(dir, name, onClose) {
         clearTimeout(timer);
         fn(v);
       };
-      pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
-      sock.write(frame(requestMessage(id, op, args)));
+      // An older supervisor refused our version without running anything: the same request again, in its version.
+      const write = () => {
+        if (sock.destroyed) return settle(reject)(new NodesupError('NODESUP_ERR_NOT_RUNNING', `supervisor "${name}" closed the control connection; it may have stopped`));
+        id = nextId++;
+        const v = version;
+        pending.set(id, { resolve: settle(resolve), reject: settle(reject), progress: onProgress, version: v, retry: write });
+        sock.write(frame(requestMessage(id, op, args, { v, accept: onProgress ? [FEATURES.PROGRESS] : [] })));
+      };
+      write();
     });
   }
 }

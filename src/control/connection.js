@@ -1,13 +1,20 @@
 // One client connection on the control socket: newline-delimited JSON in, one reply per request
-// out. Every buffer is bounded and nothing a client sends can throw out of here into the primary.
+// out (after the progress lines of a client that asked for them). Every buffer is bounded and
+// nothing a client sends can throw out of here into the primary.
 
 import { ERROR_CODES } from '../errors.js';
-import { CONTROL_VERSION, OPS, frame, lineReader, okReply, errorReply } from './protocol.js';
+import { CONTROL_VERSION, FEATURES, MIN_CONTROL_VERSION, OPS, frame, lineReader, okReply, errorReply, progressMessage } from './protocol.js';
 import { parseSlot } from '../slot.js';
 
 const DISCARD_MS = 5000;
+const VERSIONS = MIN_CONTROL_VERSION === CONTROL_VERSION ? `${CONTROL_VERSION}` : `${MIN_CONTROL_VERSION} to ${CONTROL_VERSION}`;
 
-/** Serve requests on `socket` with ctx = { name, handlers, report, opts, sockets }. */
+/**
+ * Serve requests on `socket` with ctx = { name, handlers, report, opts, sockets }. Returns the
+ * connection's `shutdown(graceMs)`: the server is closing, so no new request starts; those in
+ * flight get `graceMs` to answer (a `stop` answers once its drain is over, just before the
+ * primary exits), then the connection ends.
+ */
 export function serveConnection(socket, ctx) {
   const { opts, sockets, report } = ctx;
   sockets.add(socket);
@@ -25,6 +32,7 @@ export function serveConnection(socket, ctx) {
   let inFlight = 0;
   let ended = false;
   let discarding = false;
+  let closing = false;
 
   const send = (reply) => {
     if (socket.destroyed || socket.writableEnded) return false;
@@ -39,6 +47,11 @@ export function serveConnection(socket, ctx) {
   };
 
   const pump = () => {
+    if (closing) {
+      for (const line of queue.splice(0)) refuseClosing(line, send);
+      if (inFlight === 0 && !socket.writableEnded) socket.end();
+      return;
+    }
     while (queue.length > 0 && inFlight < opts.maxInFlight && !socket.writableNeedDrain && !socket.destroyed) {
       inFlight++;
       handleLine(queue.shift(), ctx, send)
@@ -83,6 +96,31 @@ export function serveConnection(socket, ctx) {
     reader.end();
     pump();
   });
+
+  return {
+    shutdown(graceMs) {
+      if (closing) return;
+      closing = true;
+      pump();
+      // Not unref'd: whoever awaits the server's close waits for this, at most graceMs.
+      if (!socket.destroyed) {
+        const timer = setTimeout(() => socket.destroy(), graceMs);
+        socket.once('close', () => clearTimeout(timer));
+      }
+    },
+  };
+}
+
+// A request that arrived while the server closes is answered, not dropped.
+function refuseClosing(line, send) {
+  let req = null;
+  try {
+    req = JSON.parse(line);
+  } catch {
+    return;
+  }
+  const id = req !== null && typeof req === 'object' && validId(req.id) ? req.id : null;
+  if (id !== null) send(errorReply(id, 'NODESUP_ERR_NOT_RUNNING', 'the supervisor is stopping; it takes no more requests', versionOf(req)));
 }
 
 // Parse, check and run one request line; never throws.
@@ -97,31 +135,37 @@ async function handleLine(line, ctx, send) {
   }
   const bad = checkRequest(req);
   const id = req !== null && typeof req === 'object' && validId(req.id) ? req.id : null;
+  // Replies speak the client's version, which it may check; a request too malformed to have one gets ours.
+  const v = versionOf(req);
   if (bad) {
-    send(errorReply(id, 'NODESUP_ERR_CONTROL', `bad request: ${bad}`));
+    send(errorReply(id, 'NODESUP_ERR_CONTROL', `bad request: ${bad}`, v));
     return;
   }
   let args = req.args ?? {};
   const { handlers, name, report } = ctx;
 
   if (req.op === 'ping') {
-    send(okReply(id, { pong: true, pid: process.pid, name }));
+    send(okReply(id, { pong: true, pid: process.pid, name }, v));
     return;
   }
   const handler = handlers?.[req.op];
   if (typeof handler !== 'function') {
-    send(errorReply(id, 'NODESUP_ERR_CONTROL', `op "${req.op}" is not supported by this supervisor; upgrade nodesup`));
+    send(errorReply(id, 'NODESUP_ERR_CONTROL', `op "${req.op}" is not supported by this supervisor; upgrade nodesup`, v));
     return;
   }
   try {
     args = checkArgs(req.op, args);
   } catch (err) {
-    send(errorReply(id, err.code, `${req.op}: ${err.message}`));
+    send(errorReply(id, err.code, `${req.op}: ${err.message}`, v));
     return;
   }
-  if (req.op === 'stop') {
-    // Answer before stopping: once the handler runs, the primary may exit at any moment.
-    send(okReply(id, { stopping: true }));
+  // Progress lines only to a client that said it reads them: a version 1 client takes any line
+  // with its id for the reply.
+  const progress = v >= 2 && req.accept?.includes(FEATURES.PROGRESS) ? (step) => send(progressMessage(id, step, v)) : null;
+  if (req.op === 'stop' && v < 2) {
+    // Version 1: answer before stopping, as that client expects (once the handler runs, the primary
+    // may exit at any moment). Version 2 answers when the stop is complete, with what it did.
+    send(okReply(id, { stopping: true }, v));
     await new Promise((resolve) => setImmediate(resolve));
     try {
       await handler.call(handlers, args);
@@ -131,19 +175,27 @@ async function handleLine(line, ctx, send) {
     return;
   }
   try {
-    const result = await handler.call(handlers, args);
-    send(okReply(id, result ?? null));
+    const result = await handler.call(handlers, args, { progress });
+    send(okReply(id, result ?? null, v));
   } catch (err) {
     const coded = typeof err?.code === 'string' && Object.hasOwn(ERROR_CODES, err.code);
     if (!coded) report('warn', { err, op: req.op }, 'control handler failed');
     const message = firstLine(err instanceof Error ? err.message : err) || `${req.op} failed`;
-    send(errorReply(id, coded ? err.code : 'NODESUP_ERR_CONTROL', message));
+    send(errorReply(id, coded ? err.code : 'NODESUP_ERR_CONTROL', message, v));
   }
+}
+
+function versionOf(req) {
+  const v = req?.v;
+  return Number.isInteger(v) && v >= MIN_CONTROL_VERSION && v <= CONTROL_VERSION ? v : CONTROL_VERSION;
 }
 
 function checkRequest(req) {
   if (req === null || typeof req !== 'object' || Array.isArray(req)) return 'expected a JSON object';
-  if (req.v !== CONTROL_VERSION) return `protocol version ${JSON.stringify(req.v)}, expected ${CONTROL_VERSION}; use the nodesup CLI of the same version as the supervisor`;
+  if (!Number.isInteger(req.v) || req.v < MIN_CONTROL_VERSION || req.v > CONTROL_VERSION) {
+    return `protocol version ${JSON.stringify(req.v)}, expected ${VERSIONS}; use a nodesup CLI that speaks one of them`;
+  }
+  if (req.accept !== undefined && (!Array.isArray(req.accept) || !req.accept.every((x) => typeof x === 'string'))) return 'accept must be an array of strings';
   if (!validId(req.id)) return 'missing id (a string or a number)';
   if (!OPS.includes(req.op)) return `unknown op ${JSON.stringify(req.op)}, expected one of ${OPS.join(', ')}`;
   if (req.args !== undefined && (req.args === null || typeof req.args !== 'object' || Array.isArray(req.args))) return 'args must be an object';

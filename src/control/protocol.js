@@ -1,11 +1,23 @@
 // The control socket's contract, one definition for both ends (server.js and connection.js serve
 // it, client.js speaks it): newline-delimited JSON, one request or reply per line.
-//   request  {v, id, op, args}
+//   request  {v, id, op, args, accept?}
+//   progress {v, id, progress: {type, …}}          (version 2, only to a client that accepts it)
 //   reply    {v, id, ok: true, result} | {v, id, ok: false, error: {code, message}}
 // Framing too is defined once, here: `frame` writes a line, `lineReader` reads them.
+//
+// Versions. 1: one reply per request; `stop` answers before it drains. 2: a request may carry
+// `accept: ['progress']`, and a long one (`reload`, `stop`) then sends a progress line per step
+// before its reply; `stop` answers once every worker is gone. During a deploy either side may be
+// the older one: a version 2 server serves version 1 requests as version 1 did (replies carry the
+// request's version); a version 1 server refuses a version 2 request before running anything,
+// with a reply of version 1, and a version 2 client then sends it again as version 1.
 
-/** Protocol version; a peer of another version is refused with a message saying so. */
-export const CONTROL_VERSION = 1;
+/** The newest protocol version, which this side speaks. */
+export const CONTROL_VERSION = 2;
+/** The oldest version a server still serves. */
+export const MIN_CONTROL_VERSION = 1;
+/** What a version 2 client may accept beyond one reply. */
+export const FEATURES = Object.freeze({ PROGRESS: 'progress' });
 
 /** Ops a client may send; `ping` needs no handler. */
 export const OPS = Object.freeze(['status', 'reload', 'recycle', 'inspect', 'stop', 'ping', 'history']);
@@ -82,6 +94,19 @@ export function lineReader({ maxBytes, onLine, onOverflow }) {
   };
 }
 
-export const requestMessage = (id, op, args = {}) => ({ v: CONTROL_VERSION, id, op, args });
-export const okReply = (id, result) => ({ v: CONTROL_VERSION, id, ok: true, result });
-export const errorReply = (id, code, message) => ({ v: CONTROL_VERSION, id, ok: false, error: { code, message } });
+/** A request; version 1 carries no `accept`. */
+export const requestMessage = (id, op, args = {}, { v = CONTROL_VERSION, accept = [] } = {}) => (
+  v >= 2 && accept.length ? { v, id, op, args, accept } : { v, id, op, args });
+export const okReply = (id, result, v = CONTROL_VERSION) => ({ v, id, ok: true, result });
+export const errorReply = (id, code, message, v = CONTROL_VERSION) => ({ v, id, ok: false, error: { code, message } });
+export const progressMessage = (id, progress, v = CONTROL_VERSION) => ({ v, id, progress });
+
+/** A line that is a progress step, not the reply (which has `ok`). */
+export const isProgress = (msg) => msg !== null && typeof msg === 'object' && !('ok' in msg) && 'progress' in msg;
+
+/**
+ * An old server's refusal of a newer request: it answers in its own, lower version, before running
+ * anything, so the request may be sent again in that version.
+ */
+export const isVersionRefusal = (reply, sentVersion) => reply?.ok === false && Number.isInteger(reply.v)
+  && reply.v < sentVersion && reply.v >= MIN_CONTROL_VERSION && /protocol version/.test(String(reply.error?.message ?? ''));

@@ -15,6 +15,9 @@ const DEFAULTS = Object.freeze({
   maxWriteBacklog: 4 * 1024 * 1024,
   idleTimeoutMs: 5 * 60 * 1000,
   maxInFlight: 16, // per connection; more requests wait in the socket, not in our memory
+  // At close, how long a request in flight has to answer: a `stop` answers once its drain is over,
+  // which is when the primary closes this server.
+  closeGraceMs: 2000,
 });
 
 let bindCount = 0;
@@ -39,7 +42,12 @@ export async function startControlServer({ name, dir, handlers, report = ignore,
   }
   const sockets = new Set();
   const ctx = { name, handlers, report, opts, sockets };
-  const server = net.createServer({ allowHalfOpen: true }, (socket) => serveConnection(socket, ctx));
+  /** @type {Map<net.Socket, {shutdown: (graceMs: number) => void}>} */
+  const conns = new Map();
+  const server = net.createServer({ allowHalfOpen: true }, (socket) => {
+    conns.set(socket, serveConnection(socket, ctx));
+    socket.once('close', () => conns.delete(socket));
+  });
   server.maxConnections = 1024;
 
   rmSocket(bound); // left by a killed process that had our pid
@@ -64,12 +72,15 @@ export async function startControlServer({ name, dir, handlers, report = ignore,
       for (const s of sockets) if (!s.destroyed) n++;
       return n;
     },
-    /** Stop listening, drop every client and remove the socket if it is still ours. */
+    /**
+     * Stop listening and remove the socket if it is still ours; every client connection ends once
+     * its requests in flight have answered, or after closeGraceMs.
+     */
     close() {
       closing ??= new Promise((resolve) => {
         unlinkIfOurs(path, ino);
         server.close(() => resolve());
-        for (const s of sockets) s.destroy();
+        for (const c of conns.values()) c.shutdown(opts.closeGraceMs);
       });
       return closing;
     },

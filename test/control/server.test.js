@@ -5,7 +5,7 @@ import { request } from '../../src/control/client.js';
 import { NodesupError } from '../../src/errors.js';
 import { startControlServer } from '../../src/control/server.js';
 import { socketPath } from '../../src/control/run-dir.js';
-import { fakeHandlers, makeStaleSocket, startServer, tmpRunDir } from './_helpers.js';
+import { fakeHandlers, makeStaleSocket, rawClient, startServer, tmpRunDir } from './_helpers.js';
 
 test('the server creates the run dir 0700 and the socket 0600', async (t) => {
   const base = await tmpRunDir(t);
@@ -103,7 +103,7 @@ test('every op round-trips to its handler', async (t) => {
   t.deepEqual(await call('reload'), { reloaded: 2 });
   t.deepEqual(await call('recycle', { slot: 1 }), { slot: 1, reason: 'manual' });
   t.deepEqual(await call('inspect', { slot: 0, heapSnapshot: true }), { slot: 0, heapSnapshot: true, advice: [] });
-  t.deepEqual(await call('stop'), { stopping: true });
+  t.deepEqual(await call('stop'), { stopped: true }, 'a stop answers with what its handler did');
   t.deepEqual(handlers.calls, [
     ['status'],
     ['reload'],
@@ -113,7 +113,22 @@ test('every op round-trips to its handler', async (t) => {
   ]);
 });
 
-test('stop answers before its handler runs, even when the handler closes the server', async (t) => {
+test('a stop answers once its handler is done, with what it did, even when the handler closes the server', async (t) => {
+  const dir = await tmpRunDir(t);
+  let server;
+  const handlers = fakeHandlers({
+    async stop() {
+      await new Promise((resolve) => setImmediate(resolve));
+      server.close(); // what the supervisor does on its way out, just before the stop's answer
+      return { stopped: true, workers: [{ slot: 0, pid: 42 }] };
+    },
+  });
+  server = await startControlServer({ name: 'api', dir, handlers });
+  t.deepEqual(await request({ name: 'api', dir, op: 'stop' }), { stopped: true, workers: [{ slot: 0, pid: 42 }] });
+  await t.throwsAsync(request({ name: 'api', dir, op: 'ping' }), { code: 'NODESUP_ERR_NOT_RUNNING' });
+});
+
+test('a version 1 stop answers before its handler runs, even when the handler closes the server', async (t) => {
   const dir = await tmpRunDir(t);
   let server;
   let stopped;
@@ -125,12 +140,14 @@ test('stop answers before its handler runs, even when the handler closes the ser
     },
   });
   server = await startControlServer({ name: 'api', dir, handlers });
-  t.deepEqual(await request({ name: 'api', dir, op: 'stop' }), { stopping: true });
+  const c = await rawClient(t, server.path);
+  c.send({ v: 1, id: 1, op: 'stop' });
+  t.deepEqual(await c.next(), { v: 1, id: 1, ok: true, result: { stopping: true } });
   await handlerRan;
   await t.throwsAsync(request({ name: 'api', dir, op: 'ping' }), { code: 'NODESUP_ERR_NOT_RUNNING' });
 });
 
-test('a stop handler that throws does not crash the primary', async (t) => {
+test('a stop handler that throws does not crash the primary: version 1 logs it, version 2 answers it', async (t) => {
   const dir = await tmpRunDir(t);
   let failed;
   const done = new Promise((resolve) => (failed = resolve));
@@ -142,8 +159,11 @@ test('a stop handler that throws does not crash the primary', async (t) => {
     handlers: fakeHandlers({ stop: () => Promise.reject(new Error('boom')) }),
   });
   t.teardown(() => server.close());
-  t.deepEqual(await request({ name: 'api', dir, op: 'stop' }), { stopping: true });
+  const c = await rawClient(t, server.path);
+  c.send({ v: 1, id: 1, op: 'stop' });
+  t.like(await c.next(), { v: 1, id: 1, ok: true, result: { stopping: true } });
   t.is((await done).message, 'boom');
+  await t.throwsAsync(request({ name: 'api', dir, op: 'stop' }), { code: 'NODESUP_ERR_CONTROL', message: 'boom' });
   t.true((await request({ name: 'api', dir, op: 'ping' })).pong);
 });
 
