@@ -14,6 +14,7 @@ import { abortingFlag } from '../core/node-lines.js';
 import { CONFIG_FILE_NAMES } from './template.js';
 import { decideBalance } from './realtime-default.js';
 import { checkTypeScriptEntry, typeScriptConfigProblem } from './typescript.js';
+import { logicalCwd } from './logical-cwd.js';
 
 const require = createRequire(import.meta.url);
 
@@ -56,7 +57,9 @@ export function flagOf(key) {
  * @param {{cwd?: string, configPath?: string, flags?: object, script?: string, appArgs?: string[]}} options
  * @returns {Promise<import('../types.js').Config>}
  */
-export async function loadConfig({ cwd = process.cwd(), configPath, flags = {}, script, appArgs = [] } = {}) {
+export async function loadConfig({ cwd: physical = process.cwd(), configPath, flags = {}, script, appArgs = [] } = {}) {
+  // `cd current && nodesup start server.js` names the release through the symlink: keep that name.
+  const cwd = logicalCwd(physical);
   const file = findConfigFile(cwd, configPath);
   const fromFile = file ? await importConfig(file) : {};
   // Flags first and on their own, so a bad value is blamed on the flag: `--max-rss: expected …`.
@@ -75,7 +78,7 @@ export async function loadConfig({ cwd = process.cwd(), configPath, flags = {}, 
  * Validate a raw config object and settle what depends on the machine: the script's absolute path,
  * the name, the worker count. Also for programmatic callers that pass an object instead of a file.
  */
-export async function resolveConfig(raw, { where = 'config', cwd = process.cwd(), baseDir = cwd, configFile = null, script, appArgs = [] } = {}) {
+export async function resolveConfig(raw, { where = 'config', cwd = logicalCwd(), baseDir = cwd, configFile = null, script, appArgs = [] } = {}) {
   const cfg = validateConfig(raw, where);
   // A script named on the command line is relative to where the user stands; one in the config
   // file is relative to that file, as for every other tool that reads a config file.
