@@ -94,4 +94,11 @@ export const EVENTS = Object.freeze({
   CONFIG_RELOAD: 'config.reload',
   CONFIG_INVALID: 'config.invalid',
   CONFIG_DEFAULT: 'config.default', // a default decided at start from the container or the app (docs/events.md)
+  RELOAD: 'reload', // a reload's outcome: every slot's result, and what failed
 });
+
+/**
+ * What a reload came to (the `reload` event, `nodesup reload`, nodesup_reloads_total{result}):
+ * every worker runs the new code, some do, or none does.
+ */
+export const RELOAD_RESULTS = Object.freeze({ OK: 'ok', PARTIAL: 'partial', FAILED: 'failed' });

@@ -17,8 +17,22 @@ export function createLogger({ level = 'info', format = 'json', name, destinatio
   const opts = { level, base: { name }, timestamp: pino.stdTimeFunctions.isoTime };
   if (format === 'pretty') {
     const pretty = require('pino-pretty');
-    return pino(opts, pretty({ destination, sync: true, colorize: destination === 1 && process.stdout.isTTY, ignore: 'hostname' }));
+    // For people: one line per event, its message, which carries the numbers that matter (words.js).
+    // Every field (a recycle's memory breakdown, trend and retained sites: ~50 lines) stays in the
+    // JSON format, and shows here at debug.
+    const everyField = pino.levels.values[level] <= pino.levels.values.debug;
+    return pino(opts, pretty({
+      destination, sync: true, colorize: destination === 1 && process.stdout.isTTY, ignore: 'hostname',
+      hideObject: !everyField, singleLine: false, messageFormat: everyField ? undefined : oneLine,
+    }));
   }
   if (typeof destination === 'object') return pino(opts, destination);
   return pino(opts, pino.destination({ dest: destination, sync: true, mkdir: true }));
+}
+
+// An error riding on a line (a tick that threw) keeps its message on the line, not its stack.
+function oneLine(log, messageKey) {
+  const msg = String(log[messageKey] ?? '');
+  const err = log.err?.message;
+  return err && !msg.includes(err) ? `${msg}: ${String(err).split('\n', 1)[0]}` : msg;
 }

@@ -8,6 +8,7 @@ import { growthPerMinute } from './status/status-columns.js';
 import { adviceText } from './advice-words.js';
 import { describeSite } from './site-words.js';
 import { describeHandles } from './resource-words.js';
+import { failureWords, reloadSummary } from './control-words.js';
 
 // The one wording of a site: the log and the status pane name a leak's site alike.
 export { describeSite };
@@ -49,22 +50,23 @@ export function describeRetained(r) {
 }
 
 const WORDS = {
-  [EVENTS.SUPERVISOR_START]: (f) => `nodesup: ${f.workers} workers of ${f.script}`,
-  [EVENTS.SUPERVISOR_STOP]: () => 'nodesup stopped',
-  [EVENTS.WORKER_SPAWN]: (f) => `slot ${f.slot}: spawned pid ${f.pid} (${f.cause})`,
-  [EVENTS.WORKER_READY]: (f) => `slot ${f.slot}: pid ${f.pid} ready`,
+  [EVENTS.SUPERVISOR_START]: (f) => `nodesup: ${f.workers} workers of ${f.script}${limitsWords(f.limits)}`,
+  [EVENTS.SUPERVISOR_STOP]: (f) => `nodesup stopped${f.durationMs != null ? ` in ${seconds(f.durationMs)}` : ''}`,
+  [EVENTS.WORKER_SPAWN]: (f) => `slot ${f.slot}: spawned pid ${f.pid} (${f.cause})${f.pinned ? `, running ${f.script}, the code that serves, since a reload failed` : ''}`,
+  [EVENTS.WORKER_READY]: (f) => `slot ${f.slot}: pid ${f.pid} ready${f.startupMs != null ? ` in ${seconds(f.startupMs)}` : ''}`,
   [EVENTS.WORKER_RECYCLE]: (f) => `slot ${f.slot} pid ${f.pid} recycled: ${describeRecycle(f)}${f.kind ? ` (${f.kind})` : ''}${f.retained ? `; retained ${describeRetained(f.retained)}` : ''}`,
-  [EVENTS.WORKER_GC]: (f) => `slot ${f.slot}: full GC ${f.stillOver ? 'did not bring it under' : 'brought it under'} the ${f.reason} limit`,
-  [EVENTS.WORKER_EXIT]: (f) => `slot ${f.slot}: pid ${f.pid} exited (${f.signal ?? f.code})${heldBy(f.heldBy)}${f.oomKill ? ', killed by the kernel\'s OOM killer' : ''}`,
+  [EVENTS.WORKER_GC]: (f) => `slot ${f.slot}: full GC ${f.stillOver ? 'did not bring it under' : 'brought it under'} the ${f.reason} limit${f.rssBefore != null && f.rssAfter != null ? ` (rss ${formatBytes(f.rssBefore)} → ${formatBytes(f.rssAfter)})` : ''}`,
+  [EVENTS.WORKER_EXIT]: (f) => `slot ${f.slot}: pid ${f.pid} exited (${f.signal ?? f.code})${f.drainMs != null ? (f.forced ? `, killed after ${seconds(f.drainMs)}` : ` after draining ${seconds(f.drainMs)}`) : ''}${heldBy(f.heldBy)}${f.oomKill ? ', killed by the kernel\'s OOM killer' : ''}`,
   [EVENTS.WORKER_RESTART]: (f) => `slot ${f.slot}: restarting in ${f.delayMs} ms`,
   [EVENTS.RECYCLE_FAILED]: (f) => (f.cancelled ? `slot ${f.slot}: recycle cancelled by the stop`
-    : `slot ${f.slot}: replacement not ready within readyTimeout; the old worker keeps serving`),
+    : `slot ${f.slot}: ${f.exitCode !== undefined || f.signal ? failureWords({ why: 'exited', code: f.exitCode, signal: f.signal }) : `replacement not ready within ${seconds(f.readyTimeoutMs ?? 0)} (readyTimeout)`}; the old worker keeps serving`),
   [EVENTS.RECYCLE_SKIPPED]: (f) => `slot ${f.slot}: the predicted ${f.reason} crossing did not come; the early replacement is retired`,
   [EVENTS.LEAK_WARNING]: (f) => `slot ${f.slot}: ${describeLeak(f)}`,
   [EVENTS.LIMIT_BELOW_BASELINE]: (f) => `slot ${f.slot}: over the ${f.reason} limit right after start; the limit is below the app's baseline. Holding recycles for ${f.holdMs} ms`,
   [EVENTS.CONFIG_RELOAD]: (f) => `config reloaded${f.changed?.length ? `: ${f.changed.join(', ')}` : ' (unchanged)'}${f.applied === 'rolling' ? '; rolling the workers' : '; applied live'}`,
   [EVENTS.ADVICE]: (f) => adviceText(f),
   [EVENTS.CONFIG_INVALID]: (f) => `config not reloaded, the running one stays: ${f.error}`,
+  [EVENTS.RELOAD]: (f) => `reload${f.by && f.by !== 'control' ? ` (${f.by})` : ''} ${reloadSummary({ workers: 0, reloaded: 0, ...f }).join('; ')}`,
   [EVENTS.CONFIG_DEFAULT]: (f) => configDefault(f),
 };
 
@@ -78,6 +80,23 @@ function configDefault(f) {
     return `no memory limit set, and ${parts} leaves no room for ${f.workers} workers: no default limit; set limits.rss, or run fewer workers`;
   }
   return `no memory limit set: the workers are recycled past ${formatBytes(f.value)} together (${parts}), before the kernel's OOM killer; set limits.totalRss or limits.rss to choose`;
+}
+
+// "1.1 s": the durations a person reads in a log line.
+function seconds(ms) {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+// The limits the config sets, for the start line: " (rss 128 MiB, max age 6h)".
+function limitsWords(limits) {
+  if (!limits) return '';
+  const parts = [];
+  for (const [key, name] of [['rss', 'rss'], ['heapUsed', 'heap'], ['native', 'native'], ['totalRss', 'total rss']]) {
+    if (typeof limits[key] === 'number') parts.push(`${name} ${formatBytes(limits[key])}`);
+  }
+  if (typeof limits.maxAge === 'number') parts.push(`max age ${formatDuration(limits.maxAge)}`);
+  if (typeof limits.maxRequests === 'number') parts.push(`max ${limits.maxRequests} requests`);
+  return parts.length ? ` (${parts.join(', ')})` : ' (no limits set)';
 }
 
 // What kept a forced worker alive, when the agent could tell (primary/recycle/held-by.js asks it):

@@ -7,6 +7,7 @@ import { STATES, EVENTS } from '../../constants.js';
 import { createRecycleCounter } from '../history/recycle-counter.js';
 import { OptionalGauge } from './optional-gauge.js';
 import { addJudgementSeries } from './metrics-judgements.js';
+import { addReloadCount } from './metrics-reloads.js';
 import { addLeakSiteSeries } from './metrics-sites.js';
 
 export { startMetricsServer } from './metrics-server.js';
@@ -72,6 +73,7 @@ export function createMetrics({ getSnapshot, events, name = null, recycleCounter
   addSupervisorSeries(registry, snap, name);
   const recycles = addRecycleCount(registry, { events, recycleCounter });
   const exits = addExitSeries(registry, slotsOf, events);
+  const reloads = addReloadCount(registry, events);
   const duration = addRecycleDuration(registry, recycles.counter);
   // Leaks named per slot and the over-commit advice, for the alerting rules in examples/prometheus/.
   const judgements = addJudgementSeries({ registry, events, slots: () => slotsOf().map((s) => String(s.slot)) });
@@ -80,6 +82,7 @@ export function createMetrics({ getSnapshot, events, name = null, recycleCounter
     /** Stop listening to events and drop every metric. */
     close() {
       exits.close();
+      reloads.close();
       judgements.close();
       sites.close();
       duration.close();
