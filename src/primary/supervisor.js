@@ -72,11 +72,14 @@ export class Supervisor {
     this.prober = new HeapProber({ pool: this.pool, inbox: this.inbox });
     this.restarts = new CrashRestarts({ pool: this.pool, report, now });
     this.exits = new ExitReport({ report, readOomKills, cgroupLimit: this.cgroup.memoryLimit, now });
-    this.manual = new ManualRecycles({ recycler: this.recycler, pool: this.pool });
+    this.manual = new ManualRecycles({ recycler: this.recycler, pool: this.pool, report, now });
     this.api = supervisorApi({
       readModel: this.readModel, slotHistory: this.slotHistory, manual: this.manual, config: () => this.config, now,
       inspect: (slot, o) => inspectWorker({ pool: this.pool, config: () => this.config, now, judgementOf: (id) => this.readModel.judgementOf(id) }, slot, o),
-      stop: () => { if (!this.stopping) this.stop('control'); },
+      // A stop under way is joined, never forced: only a second signal forces.
+      stop: () => this.stopping ?? this.stop('control'),
+      liveWorkers: () => this.pool.live.size,
+      events: this.events,
     });
     this.ticks = new TickLoop({
       run: (group) => this.#tick(group),
@@ -159,7 +162,7 @@ export class Supervisor {
       resizeSlots({ pool: this.pool, recycler: this.recycler, restarts: this.restarts, now: this.now, onError }, r.diff.workers.to);
       this.slotHistory.trim(r.diff.workers.to);
     }
-    if (r.rolling) await this.manual.reload();
+    if (r.rolling) await this.manual.reload({ by: 'SIGHUP' });
     return { applied: r.rolling ? 'rolling' : 'live', changed: r.diff.changed };
   }
 

@@ -4,12 +4,14 @@
 // The pool forks, wires and talks to the workers; what the primary knows of each one (its record)
 // and which worker serves each slot are kept, and written, by worker-records.js, which it extends.
 import cluster from 'node:cluster';
+import { existsSync, realpathSync } from 'node:fs';
 import { SPAWN_CAUSES, STATES } from '../../constants.js';
 import { KIND, message, isOurs } from '../../protocol.js';
 import { SampleWindow } from '../../core/forecast/sample-window.js';
 import { startTime } from '../../proc/memory.js';
 import { WorkerRecords } from './worker-records.js';
 import { routeWorkerOutput } from '../app-output.js';
+import { logicalCwd } from '../../config/logical-cwd.js';
 
 const AGENT_URL = new URL('../../worker/agent.js', import.meta.url).href;
 const STDERR_TAIL_BYTES = 4096;
@@ -28,6 +30,10 @@ export class Pool extends WorkerRecords {
     this.seq = 0;
     /** Set by the parts that need it in every worker forked (NODESUP_BALANCE: primary/realtime/realtime.js). */
     this.workerEnv = {};
+    /** Where the last worker that became ready was started from (real paths): the code that serves. */
+    this.lastReady = null;
+    /** While a reload has failed: what every start but a reload's starts, instead of the configured script. */
+    this.pin = null;
     this.configure(config);
     this.resize(config.workers);
   }
@@ -40,7 +46,7 @@ export class Pool extends WorkerRecords {
       args: config.args,
       execArgv: [...config.nodeArgs, '--import', AGENT_URL],
       stdio: ['ignore', this.output ? 'pipe' : 'inherit', 'pipe', 'ipc'],
-      cwd: process.cwd(),
+      cwd: logicalCwd(),
     });
     this.windowMs = sampleHistoryMs(config);
   }
@@ -49,8 +55,13 @@ export class Pool extends WorkerRecords {
    * Fork a worker into `slot`; it is 'spawning' until it listens or calls ready(). A first start
    * or a restart serves the slot at once; a replacement only once promote()d. Emits 'spawn'.
    * `profile`: the agent runs the sampling heap profiler from its start.
+   * `newCode`: a reload's replacement, which starts the configured script through its path as
+   * given (a `current` symlink switched to a new release is followed); any other start, while a
+   * reload has failed, starts the code that serves (pinServing).
    */
-  spawn(slot, cause = SPAWN_CAUSES.INITIAL, { profile = false } = {}) {
+  spawn(slot, cause = SPAWN_CAUSES.INITIAL, { profile = false, newCode = false } = {}) {
+    const from = this.#startFrom(newCode);
+    cluster.setupPrimary({ exec: from.exec, cwd: from.cwd });
     const worker = cluster.fork({
       ...this.config.env, ...this.workerEnv, NODESUP_SLOT: String(slot), NODESUP_NAME: this.config.name,
       // The slot's last worker was recycled for memory: its replacement names what it retains from birth.
@@ -65,6 +76,12 @@ export class Pool extends WorkerRecords {
       jitterDraw: Math.random(), retiring: null, drainStartedAt: null, forced: false, notReady: false,
       tree: [], procStart: startTime(worker.process.pid), stderrTail: '', probe: { polls: 0, pssBase: null },
       pending: new Map(),
+      // What it runs, by real paths (what a `current` symlink pointed at when it was forked), and
+      // whether that is the pinned code rather than the configured script.
+      script: from.script, cwd: from.realCwd, pinned: from.pinned,
+      // Set at its exit: {code, signal} and when; outputDone settles once its stdout and stderr
+      // are closed, so its stderr tail is whole.
+      exitStatus: null, exitedAt: null, outputDone: null,
     };
     this.#wire(rec);
     this.add(rec, { serve: cause !== SPAWN_CAUSES.REPLACE });
@@ -80,8 +97,11 @@ export class Pool extends WorkerRecords {
   #wire(rec) {
     const { worker } = rec;
     this.#startOutcome.set(rec, new Promise((resolve) => this.#started.set(rec, resolve)));
+    rec.outputDone = new Promise((resolve) => worker.process.once('close', resolve));
     rec.exited = new Promise((resolve) => {
       worker.on('exit', (code, signal) => {
+        rec.exitStatus = { code, signal };
+        rec.exitedAt = this.now();
         for (const p of rec.pending.values()) { clearTimeout(p.timer); p.resolve(null); }
         rec.pending.clear();
         const wasCurrent = this.remove(rec); // * -> EXITED
@@ -116,8 +136,34 @@ export class Pool extends WorkerRecords {
     if (rec.state !== STATES.SPAWNING) return;
     const readyAt = this.now();
     this.markReady(rec, readyAt); // SPAWNING -> READY
+    this.lastReady = { script: rec.script, cwd: rec.cwd };
     this.#started.get(rec)?.(true);
     this.emit('ready', rec);
+  }
+
+  /**
+   * A reload failed: from now on every start but a reload's starts the code that serves (the
+   * release the last ready worker ran, by its real path), not the configured script, which may
+   * name the release that failed. Returns the pin, or null when no worker was ever ready.
+   */
+  pinServing() {
+    this.pin = this.lastReady;
+    return this.pin;
+  }
+
+  /** A reload succeeded: starts follow the configured script again. */
+  unpin() {
+    this.pin = null;
+  }
+
+  // The script and cwd a start uses. A pinned release that is gone (pruned since) is not started:
+  // the configured script is better than a worker that cannot load.
+  #startFrom(newCode) {
+    if (!newCode && this.pin && existsSync(this.pin.script)) {
+      return { exec: this.pin.script, cwd: this.pin.cwd, script: this.pin.script, realCwd: this.pin.cwd, pinned: true };
+    }
+    const cwd = logicalCwd();
+    return { exec: this.config.script, cwd, script: realOr(this.config.script), realCwd: realOr(cwd), pinned: false };
   }
 
   /** Resolves true once rec is ready, false on timeout or exit first. */
@@ -159,6 +205,14 @@ export class Pool extends WorkerRecords {
     }
   }
 
+}
+
+function realOr(p) {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
 }
 
 /** How long each worker's sample history reaches back: a leak window and a quarter, at least 10 min. */

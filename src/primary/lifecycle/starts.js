@@ -13,7 +13,9 @@ import { EVENTS, SPAWN_CAUSES, STATES } from '../../constants.js';
  */
 export function watchStarts({ pool, recycler, report, readyTimeout, isStopping }) {
   pool.on('spawn', (rec, cause) => {
-    report('info', { event: EVENTS.WORKER_SPAWN, slot: rec.slot, pid: rec.pid, cause });
+    // Which code it runs, by real path: through a `current` symlink, the release it names now; and
+    // whether that is the code that serves rather than the configured script (after a failed reload).
+    report('info', { event: EVENTS.WORKER_SPAWN, slot: rec.slot, pid: rec.pid, cause, script: rec.script, ...(rec.pinned ? { pinned: true } : {}) });
     if (cause === SPAWN_CAUSES.REPLACE) return;
     pool.whenReady(rec, readyTimeout()).then((ok) => {
       if (!ok && rec.state === STATES.SPAWNING && !isStopping()) recycler.forceKill(rec, { notReady: true });

@@ -84,18 +84,21 @@ export class Recycler extends EventEmitter {
    * Manual recycles and reloads queue rather than exceed maxConcurrent. The room check and
    * recycle()'s busy.add run in one synchronous step, so two waiters never both start.
    */
-  async recycleWhenRoom(slot, v) {
+  async recycleWhenRoom(slot, v, trace = null) {
     while (!this.hasRoom(slot)) await EventEmitter.once(this, 'freed');
-    return this.recycle(slot, v);
+    return this.recycle(slot, v, trace);
   }
 
   /**
    * Replace the worker in `slot` for verdict v. Resolves with what happened: a RECYCLE_OUTCOMES value.
+   * `trace`, when given, is handed the records of the old worker and its replacement (`old`,
+   * `next`), which a person's recycle or reload reports on (their pids, start-up, drain, exit).
    */
-  async recycle(slot, v) {
+  async recycle(slot, v, trace = null) {
     const old = this.pool.currentOf(slot);
     if (!old || old.state !== STATES.READY || this.busy.has(slot)) return OUT.SKIPPED;
     this.busy.add(slot);
+    if (trace) trace.old = old;
     const decidedAt = this.now();
     try {
       // The verdict says whether a full GC comes first (core/policy/decide.js); the policy learns it ran.
@@ -114,12 +117,17 @@ export class Recycler extends EventEmitter {
         if (retained) await Promise.race([retained.promise, new Promise((r) => this.timers.setTimeout(r, ANNOUNCE_WAIT_MS))]);
         this.#announce(slot, old, { ...v, ...retained?.value() }, decidedAt);
       }
-      const next = this.pool.spawn(slot, SPAWN_CAUSES.REPLACE, { profile: Boolean(v.profileNext) });
+      // Only a reload starts the configured script as it is now (a new release); every other
+      // replacement starts the code that serves while a reload has failed (pool.js).
+      const next = this.pool.spawn(slot, SPAWN_CAUSES.REPLACE, { profile: Boolean(v.profileNext), newCode: v.reason === REASONS.RELOAD });
+      if (trace) trace.next = next;
       const ready = this.pool.whenReady(next, this.config.recycle.readyTimeout);
       if (!(await ready)) {
         // A stop during the replacement's startup is not a failure of the app.
         const cancelled = this.stopping;
-        this.report(cancelled ? 'info' : 'error', { event: EVENTS.RECYCLE_FAILED, slot, pid: old.pid, reason: v.reason, replacementPid: next.pid, readyTimeoutMs: this.config.recycle.readyTimeout, cancelled });
+        // A replacement that exited before it was ready says how (its code or signal), not a timeout.
+        const exited = next.exitStatus ? { exitCode: next.exitStatus.code, signal: next.exitStatus.signal } : {};
+        this.report(cancelled ? 'info' : 'error', { event: EVENTS.RECYCLE_FAILED, slot, pid: old.pid, reason: v.reason, replacementPid: next.pid, readyTimeoutMs: this.config.recycle.readyTimeout, cancelled, ...exited });
         this.inbox.push({ type: OUTCOME.FAILED, slot, until: this.now() + this.config.recycle.readyTimeout });
         await this.retire(next, { reason: RETIRE.SPARE, decidedAt });
         return OUT.FAILED;
