@@ -192,7 +192,8 @@ function headerLines(snap, slots, width, color) {
   // A draining worker still holds its memory: the total counts every live worker.
   const rss = slots.flatMap((s) => [s, ...(s.others ?? [])]).map((w) => w.last?.treeRss).filter((v) => typeof v === 'number');
   const total = rss.length ? rss.reduce((a, b) => a + b, 0) : null;
-  const totalLimit = l.totalRss?.bytes ?? (l.totalRss?.fraction != null && cg.limit != null ? l.totalRss.fraction * cg.limit : null);
+  // The limit in force, as the supervisor resolved it (a default derived from the container included).
+  const totalLimit = snap.totalRssLimit ?? l.totalRss?.bytes ?? (l.totalRss?.fraction != null && cg.limit != null ? l.totalRss.fraction * cg.limit : null);
   const totalText = `total rss ${formatBytes(total)}${totalLimit != null ? ` of ${formatBytes(totalLimit)}` : ''}`;
   second.push(paint(totalText, limitTone(total, totalLimit), color));
   return [...pack(first, width), ...pack(second, width)];
