@@ -217,3 +217,10 @@ test('the GC column is the lifetime share: gcMs over the time since the worker s
   const snap = snapshot({ slots: [slotView(0, { startedAt: NOW - 100_000, last: { gcMs: 5000 } })] });
   t.regex(plain(rowOf(renderStatus(snap, { width: 160, height: 30 }), 0)), / 5\.0% /);
 });
+
+test('the fleet limit shown is the one in force: a default the supervisor derived from the container, with no limit in the config', (t) => {
+  const limits = { rss: null, heapUsed: null, native: null, totalRss: null, maxAge: null, maxRequests: null, jitter: 0, sustain: 0 };
+  const plain = (l) => l.replace(/\x1b\[[0-9;]*m/g, '');
+  const lines = renderStatus(snapshot({ limits, cgroup: { limit: 512 * MiB, current: 300 * MiB }, totalRssLimit: 352 * MiB }), { width: 100, height: 30, selected: 0 }).map(plain);
+  t.true(lines.some((l) => /total rss 800 MiB of 352 MiB/.test(l)), lines.slice(0, 3).join('\n'));
+});
