@@ -44,9 +44,9 @@ test('status --json: one snapshot with name, pid, a row per slot, limits, counte
 
 test('recycle 1: a manual recycle of slot 1 only, which gets a new pid', async (t) => {
   const { run, ready } = await startReady(t, 2);
-  const r = await cli(run, ['recycle', '1']);
+  const r = await cli(run, ['recycle', '1', '--json']);
   t.is(r.exitCode, 0, r.stderr);
-  t.like(json(r), { slot: 1, reason: 'manual', result: 'recycled' });
+  t.like(json(r), { slot: 1, reason: 'manual', result: 'recycled', oldPid: ready[1].pid });
   const recycle = run.events.find((e) => e.event === 'worker.recycle');
   t.like(recycle, { slot: 1, pid: ready[1].pid, reason: 'manual' });
   const exit = await run.waitFor((e) => e.event === 'worker.exit' && e.pid === ready[1].pid, { what: 'the old slot 1 worker gone' });
@@ -60,9 +60,9 @@ test('recycle 1: a manual recycle of slot 1 only, which gets a new pid', async (
 
 test('reload: every slot replaced, reason reload, one slot at a time', async (t) => {
   const { run, ready } = await startReady(t, 3);
-  const r = await cli(run, ['reload']);
+  const r = await cli(run, ['reload', '--json']);
   t.is(r.exitCode, 0, r.stderr);
-  t.is(json(r).reloaded, 3);
+  t.like(json(r), { result: 'ok', reloaded: 3, workers: 3 });
   const old = new Set(ready.map((e) => e.pid));
   await Promise.all(ready.map((e) => run.waitFor((ev) => ev.event === 'worker.exit' && ev.pid === e.pid, { what: `pid ${e.pid} gone` })));
 
@@ -96,9 +96,11 @@ test('SIGHUP to the primary: a rolling reload', async (t) => {
 
 test('stop: exit 0, the supervisor drains and exits 0, its workers are gone', async (t) => {
   const { run, ready } = await startReady(t, 2);
-  const r = await cli(run, ['stop']);
+  const r = await cli(run, ['stop', '--json']);
   t.is(r.exitCode, 0, r.stderr);
-  t.true(json(r).stopping);
+  // The answer comes once the stop is complete, with every worker it ended.
+  t.true(json(r).stopped);
+  t.deepEqual(json(r).workers.map((w) => w.pid).sort(), ready.map((e) => e.pid).sort());
   const done = await run.exited;
   t.is(done.exitCode, 0);
   t.deepEqual(await waitGone(ready.map((e) => e.pid)), []);

@@ -29,7 +29,7 @@ test('nodesup reload twice under 16 keep-alive connections: every slot replaced 
   for (let round = 1; round <= 2; round++) {
     await afterResponses(BETWEEN);
     const before = responses;
-    const r = await runCli(['reload'], { env: { NODESUP_RUN_DIR: run.runDir } });
+    const r = await runCli(['reload', '--json'], { env: { NODESUP_RUN_DIR: run.runDir } });
     t.is(r.exitCode, 0, r.stderr);
     t.is(JSON.parse(r.stdout).reloaded, 2, `round ${round}: both slots reloaded`);
     // Every slot of this round's fleet was replaced by a new, ready worker, and the old one is gone.

@@ -135,14 +135,17 @@ for (const [when, pred, slow] of duringReload) {
 }
 
 // A second stop while stopping is not a force: only a second *signal* is. A request held open
-// keeps the first stop in progress until both stops have been answered; it must still be answered.
+// keeps the stop in progress while both stops are asked; it must still be answered, and each
+// command answers once the stop it joined is complete.
 test('two `nodesup stop` at once: both answered, exit 0, one supervisor.stop, nothing left', async (t) => {
   const { run, holdDrain } = await startSlow(t, 2, { name: 'twostops' });
   const held = await holdDrain();
-  const [a, b] = await within(Promise.all([control(run, ['stop']), control(run, ['stop'])]), 30_000, 'two stop commands');
+  const stops = Promise.all([control(run, ['stop']), control(run, ['stop'])]);
+  await run.waitForStatus((s) => s.stopping, { what: 'the stop under way', timeout: 20_000 });
+  held.release();
+  const [a, b] = await within(stops, 30_000, 'two stop commands');
   t.is(a.exitCode, 0, a.stderr);
   t.is(b.exitCode, 0, b.stderr);
-  held.release();
   await assertCleanStop(t, run);
   t.regex(await held.body, /^waited \d+/, 'the request in flight was answered');
 });
@@ -153,9 +156,10 @@ test('SIGTERM and `nodesup stop` together: exit 0, one supervisor.stop, nothing 
   const held = await holdDrain();
   signal(run, 'SIGTERM');
   await run.waitForStatus((s) => s.stopping, { what: 'the stop under way', timeout: 20_000 });
-  const r = await control(run, ['stop']);
-  t.is(r.exitCode, 0, r.stderr);
+  const stop = control(run, ['stop']);
   held.release();
+  const r = await stop;
+  t.is(r.exitCode, 0, r.stderr);
   await assertCleanStop(t, run);
   t.regex(await held.body, /^waited \d+/, 'the request in flight was answered');
 });
@@ -165,10 +169,13 @@ test('SIGTERM and `nodesup stop` together: exit 0, one supervisor.stop, nothing 
 test('`nodesup stop` then SIGTERM (a preStop hook, then the kubelet): exit 0, one supervisor.stop, nothing left', async (t) => {
   const { run, holdDrain } = await startSlow(t, 2);
   const held = await holdDrain();
-  const r = await control(run, ['stop']);
-  t.is(r.exitCode, 0, r.stderr);
+  // `nodesup stop` answers once the stop is complete: the SIGTERM comes while it waits.
+  const stop = control(run, ['stop']);
+  await run.waitForStatus((s) => s.stopping, { what: 'the stop under way', timeout: 20_000 });
   signal(run, 'SIGTERM');
   held.release();
+  const r = await stop;
+  t.is(r.exitCode, 0, r.stderr);
   await assertCleanStop(t, run);
   t.regex(await held.body, /^waited \d+/, 'the request in flight was answered');
 });

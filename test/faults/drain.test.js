@@ -15,7 +15,7 @@ for (const when of ['disconnect', 'shutdown', 'drain']) {
       await run.waitFor((e) => e.event === 'worker.ready' && e.slot === 1, { what: 'slot 1 ready' }),
     ].map((e) => e.pid);
 
-    const r = await control(run, ['reload']);
+    const r = await control(run, ['reload', '--json']);
     t.is(r.exitCode, 0, r.stderr);
     t.is(JSON.parse(r.stdout).reloaded, 2, 'both slots were reloaded');
 
@@ -106,7 +106,7 @@ test('recycling a worker that ignores SIGTERM and holds connections: forced afte
   const { idle, hung } = await holdConnections(t, port, [old]);
   await run.waitFor((e) => e.fixture === 'hang received' && e.pid === old, { what: 'a held request' });
 
-  const r = await control(run, ['recycle', '0']);
+  const r = await control(run, ['recycle', '0', '--json']);
   t.is(r.exitCode, 0, r.stderr);
   t.is(JSON.parse(r.stdout).result, 'recycled');
   const exit = await run.waitFor((e) => e.event === 'worker.exit' && e.pid === old, { what: 'the old worker exit' });

@@ -21,7 +21,7 @@ for (const stuck of ['idle', 'spin']) {
 
     fs.writeFileSync(marker, '');
     const before = run.events.length;
-    const r = await control(run, ['recycle', '0']);
+    const r = await control(run, ['recycle', '0', '--json']);
     t.is(r.exitCode, 1, `the CLI exits 1 when the recycle did not happen: ${r.stderr}`);
     t.is(JSON.parse(r.stdout).result, 'failed', 'the CLI is told the recycle failed');
 
@@ -45,7 +45,7 @@ for (const stuck of ['idle', 'spin']) {
 
     // The slot is not wedged: once replacements can start again, the same recycle goes through.
     fs.rmSync(marker);
-    const again = await control(run, ['recycle', '0']);
+    const again = await control(run, ['recycle', '0', '--json']);
     t.is(again.exitCode, 0, again.stderr);
     t.is(JSON.parse(again.stdout).result, 'recycled');
     await run.waitFor((e) => e.event === 'worker.exit' && e.pid === old, { what: 'the old worker drained' });

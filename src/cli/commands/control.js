@@ -1,5 +1,7 @@
-// The commands that talk to a running supervisor over its control socket.
-import { request } from '../../control/client.js';
+// The commands that talk to a running supervisor over its control socket. `reload`, `recycle` and
+// `stop` print words (src/report/control-words.js), a line per slot as it happens; `--json` prints
+// the supervisor's document instead. Their exit status is 0 only when what was asked happened.
+import { call, request } from '../../control/client.js';
 import { runDir } from '../../control/run-dir.js';
 import { parseSlot } from '../../slot.js';
 
@@ -10,6 +12,11 @@ const slotArg = (y) => y.positional('slot', { type: 'string', describe: 'worker 
 const TIMEOUTS = { reload: 60 * 60_000, stop: 10 * 60_000 };
 const ask = (argv, op, args = {}) => request({ name: argv.name, dir: runDir(), op, args, timeoutMs: TIMEOUTS[op] ?? 120_000 });
 const print = (obj) => process.stdout.write(`${JSON.stringify(obj, null, 2)}\n`);
+const say = (lines) => process.stdout.write(lines.map((l) => `${l}\n`).join(''));
+const jsonOption = (what) => (y) => nameArg(y).option('json', { type: 'boolean', describe: `print ${what} as JSON instead of words` });
+const words = () => import('../../report/control-words.js');
+// How often an older supervisor, which answers `stop` before it drains, is asked whether it is gone.
+const GONE_POLL_MS = 200;
 
 export const controlCommands = [
   {
@@ -27,19 +34,34 @@ export const controlCommands = [
   },
   {
     command: 'reload [name]',
-    describe: 'rolling restart of every worker, one slot at a time',
-    builder: nameArg,
-    handler: async (argv) => print(await ask(argv, 'reload')),
+    describe: 'rolling restart of every worker, one slot at a time; stops at the first slot whose new code fails (exit 1)',
+    builder: jsonOption('the reload\'s document'),
+    handler: async (argv) => {
+      const w = await words();
+      let heard = false;
+      const onProgress = argv.json ? null : (p) => {
+        if (p.type === 'start') {
+          heard = true;
+          say([w.reloadStartLine(p)]);
+        } else if (p.type === 'slot') say(w.slotLines(p));
+      };
+      const { result, version } = await call({ name: argv.name, dir: runDir(), op: 'reload', timeoutMs: TIMEOUTS.reload, onProgress });
+      if (argv.json) print(result);
+      else say(heard ? w.reloadSummary(w.reloadDocument(result)) : w.reloadText(result, { olderSupervisor: version < 2 }));
+      // Any slot that kept its old code: the deploy did not happen.
+      process.exitCode = w.reloadDocument(result).result === 'ok' ? 0 : 1;
+    },
   },
   {
     command: 'recycle <slot> [name]',
-    describe: 'recycle one worker now (reason manual)',
-    builder: (y) => nameArg(slotArg(y)),
+    describe: 'recycle one worker now (reason manual); exit 1 when it was not replaced',
+    builder: (y) => jsonOption('the result')(slotArg(y)),
     handler: async (argv) => {
-      const reply = await ask(argv, 'recycle', { slot: parseSlot(argv.slot) });
-      print(reply);
+      const { result, version } = await call({ name: argv.name, dir: runDir(), op: 'recycle', args: { slot: parseSlot(argv.slot) }, timeoutMs: 120_000 });
+      if (argv.json) print(result);
+      else say((await words()).recycleText(result, { olderSupervisor: version < 2 }));
       // The old worker kept serving, but what was asked for did not happen.
-      if (reply.result === 'failed') process.exitCode = 1;
+      process.exitCode = result?.result === 'recycled' ? 0 : 1;
     },
   },
   {
@@ -82,8 +104,43 @@ export const controlCommands = [
   },
   {
     command: 'stop [name]',
-    describe: 'graceful shutdown, same as SIGTERM to the primary',
-    builder: nameArg,
-    handler: async (argv) => print(await ask(argv, 'stop')),
+    describe: 'graceful shutdown, same as SIGTERM to the primary; returns once every worker is gone',
+    builder: jsonOption('what the stop did'),
+    handler: async (argv) => {
+      const w = await words();
+      const onProgress = argv.json ? null : (p) => {
+        if (p.type === 'start') say([w.stopStartLine(p)]);
+        else if (p.type === 'exit') say([w.stopWorkerLine(p)]);
+      };
+      const { result, version, name } = await call({ name: argv.name, dir: runDir(), op: 'stop', timeoutMs: TIMEOUTS.stop, onProgress });
+      if (version >= 2 && result?.stopped) {
+        if (argv.json) print(result);
+        else say([w.stopSummary(result)]);
+        return;
+      }
+      // An older supervisor answered before its drain: the stop has happened once it is gone.
+      if (!argv.json) say(['stopping (the supervisor runs an older nodesup, which answers before it drains)']);
+      await untilGone(name, TIMEOUTS.stop);
+      if (argv.json) print({ ...result, stopped: true });
+      else say(['stopped']);
+    },
   },
 ];
+
+// Resolves once supervisor `name` no longer answers; rejects at the deadline.
+async function untilGone(name, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await request({ name, dir: runDir(), op: 'ping', timeoutMs: 5000 });
+    } catch (err) {
+      if (err.code === 'NODESUP_ERR_NOT_RUNNING') return;
+      throw err;
+    }
+    if (Date.now() > deadline) {
+      const { NodesupError } = await import('../../errors.js');
+      throw new NodesupError('NODESUP_ERR_CONTROL', `supervisor "${name}" still runs ${timeoutMs / 1000} s after it was asked to stop; see its log`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, GONE_POLL_MS));
+  }
+}

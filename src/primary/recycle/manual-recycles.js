@@ -105,7 +105,8 @@ export class ManualRecycles {
         queue.shift();
         const r = await this.recycleSlot(slot, REASONS.RELOAD);
         results.push(r);
-        if (r.result === OUT.FAILED) failedAt ??= r.slot;
+        // A start cut short by a stop is not the new code's failure: the stop ends the reload.
+        if (r.result === OUT.FAILED && r.failure?.why !== 'cancelled') failedAt ??= r.slot;
         onSlot?.(r);
       }
     };
@@ -113,12 +114,13 @@ export class ManualRecycles {
 
     const reloaded = results.filter((r) => r.result === OUT.RECYCLED).length;
     const result = reloaded === slots.length ? RELOAD_RESULTS.OK : reloaded === 0 ? RELOAD_RESULTS.FAILED : RELOAD_RESULTS.PARTIAL;
-    const pinned = result === RELOAD_RESULTS.OK ? (this.pool.unpin(), null) : this.pool.pinServing();
+    const stopped = this.recycler.stopping;
+    const pinned = result === RELOAD_RESULTS.OK ? (this.pool.unpin(), null) : stopped ? null : this.pool.pinServing();
     const doc = {
       result, by, workers: slots.length, maxConcurrent, reloaded, oldCode: slots.length - reloaded,
       serving: this.pool.serving().length,
       stoppedAt: failedAt,
-      stoppedBy: failedAt !== null ? 'failure' : queue.length && this.recycler.stopping ? 'stop' : null,
+      stoppedBy: failedAt !== null ? 'failure' : stopped && result !== RELOAD_RESULTS.OK ? 'stop' : null,
       notStarted: queue,
       durationMs: this.now() - startedAt,
       pinned,
@@ -149,8 +151,8 @@ export class ManualRecycles {
       await Promise.race([next.outputDone, new Promise((r) => { timer = this.timers.setTimeout(r, OUTPUT_WAIT_MS); })]);
       this.timers.clearTimeout(timer);
     }
+    if (this.recycler.stopping) return { why: 'cancelled' };
     const stderr = tailLines(next.stderrTail ?? '');
-    if (this.recycler.stopping) return { why: 'cancelled', stderr };
     // A replacement that exited by itself was never drained: it has no retirement of its own.
     if (next.retiring === null && next.exitStatus) return { why: 'exited', code: next.exitStatus.code, signal: next.exitStatus.signal, stderr };
     return { why: 'timeout', readyTimeoutMs: this.recycler.config.recycle.readyTimeout, stderr };
