@@ -84,3 +84,10 @@ test('a stop: each worker gone, and how many had to be killed', (t) => {
   t.is(stopSummary({ workers: [{ forced: false }, { forced: true }], durationMs: 10_400 }), 'stopped in 10.4 s: 1 of 2 workers had to be killed at recycle.killTimeout');
   t.is(stopSummary({ workers: [], durationMs: 50 }), 'stopped in 0.1 s');
 });
+
+test('the status screen says a reload\'s outcome in the same words, counting every worker, not only the slots it reached', async (t) => {
+  const { actionOutcome } = await import('../../src/report/status/action-outcome.js');
+  const doc = { result: 'failed', workers: 3, reloaded: 0, oldCode: 3, serving: 3, stoppedAt: 0, stoppedBy: 'failure', results: [{ slot: 0, result: 'failed' }] };
+  t.is(actionOutcome('reload', doc), 'reload: stopped at slot 0: 0 of 3 workers run the new code, 3 still run the old one (all serving)');
+  t.is(actionOutcome('reload', { reloaded: 2, results: [{ slot: 0, result: 'recycled' }, { slot: 1, result: 'recycled' }] }), 'reload: 2 of 2 slots replaced', 'an older supervisor\'s reply');
+});

@@ -1,5 +1,6 @@
 // What a screen says once an action has answered: the outcome, not just "done" (a recycle can be
 // skipped, or fail because the replacement never became ready while the old worker kept serving).
+import { reloadSummary } from '../control-words.js';
 
 const OUTCOMES = {
   recycled: 'replaced',
@@ -13,8 +14,10 @@ export function recycleOutcome(reply) {
   return OUTCOMES[reply?.result] ?? String(reply?.result ?? 'done');
 }
 
-/** One line for a `reload` reply `{ reloaded, results }`. */
+/** One line for a `reload` reply: a reload's document, or an older supervisor's `{ reloaded, results }`. */
 export function reloadOutcome(reply) {
+  // A reload stops at its first failure: its summary counts every worker, not the slots it reached.
+  if (typeof reply?.result === 'string') return reloadSummary(reply)[0];
   const results = Array.isArray(reply?.results) ? reply.results : [];
   const failed = results.filter((r) => r.result === 'failed').map((r) => r.slot);
   let text = `${reply?.reloaded ?? 0} of ${results.length} slots replaced`;
