@@ -96,6 +96,22 @@ test('a reload by SIGHUP with maxConcurrent 2 stops at its first failure: the sl
   t.is(run.child.exitCode, null, 'the primary lives on');
 });
 
+test('a release that is never ready: the reload says it was not ready within readyTimeout, with what it wrote, and exits 1', async (t) => {
+  const rel = releases(t);
+  const port = await freePort();
+  const config = writeConfig(t, { recycle: { readyTimeout: '2s' } });
+  const run = startCli(t, ['current/server.js', '-c', config, '-w', '2', '--metrics', 'false'], { cwd: rel.root, env: { PORT: String(port) } });
+  const first = await ready(run);
+  rel.point('v4');
+  const r = await cli(run, ['reload']);
+  t.log(`$ nodesup reload   (current → a release that never listens)\n${r.stdout}\n$ echo $?\n${r.exitCode}`);
+  t.is(r.exitCode, 1, r.stderr);
+  t.regex(r.stdout, new RegExp(`^ {2}slot 0 {2}pid ${first[0].pid} → \\d+ {2}failed: the new worker was not ready within 2 s \\(recycle\\.readyTimeout\\)$`, 'm'));
+  t.regex(r.stdout, /^ {10}waiting for the database at db\.internal:5432$/m);
+  t.regex(r.stdout, /^stopped at slot 0: 0 of 2 workers run the new code, 2 still run the old one \(all serving\)$/m);
+  t.deepEqual((await run.status()).slots.map((s) => s.pid), first.map((e) => e.pid), 'the old workers serve on');
+});
+
 test('the pretty log: one line per event, a memory recycle included; every field at debug', async (t) => {
   const rel = releases(t);
   const port = await freePort();
