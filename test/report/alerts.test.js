@@ -31,13 +31,21 @@ testWith('promtool')('promtool test rules: every alert fires when it should, wit
   t.log(run.stdout.trim());
 });
 
-test('the six alerts, each with a severity, a summary, a description and a runbook that names a nodesup command', (t) => {
-  t.deepEqual(alerts.map((a) => a.alert), ['NodesupLeakNamed', 'NodesupRecycleStorm', 'NodesupOOMKill', 'NodesupCrashLoop', 'NodesupWorkersDoNotFit', 'NodesupWorkerNearLimit']);
+test('the seven alerts, each with a severity, a summary, a description and a runbook that names a nodesup command', (t) => {
+  t.deepEqual(alerts.map((a) => a.alert), ['NodesupLeakNamed', 'NodesupRecycleStorm', 'NodesupOOMKill', 'NodesupCrashLoop', 'NodesupWorkersDoNotFit', 'NodesupWorkerNearLimit', 'NodesupLeakingCode']);
   for (const a of alerts) {
     t.true(['warning', 'critical'].includes(a.labels?.severity), `${a.alert} severity`);
     for (const k of ['summary', 'description', 'runbook']) t.truthy(a.annotations?.[k], `${a.alert} ${k}`);
-    t.regex(a.annotations.runbook, /nodesup(\.js)?\{\{ end \}\} (inspect|status)/, `${a.alert}: the runbook says what to run`);
+    t.regex(a.annotations.runbook, /nodesup(\.js)?(\{\{ end \}\})? (inspect|status)/, `${a.alert}: the runbook says what to run`);
   }
+});
+
+test('the fleet alert is by site across instances, never by slot or pid, and names how to get the profile', (t) => {
+  const a = alerts.find((x) => x.alert === 'NodesupLeakingCode');
+  t.regex(a.expr, /^sum by \(kind, site, package\) \(nodesup_leak_site_bytes_per_second\{site!="other"\}\)/);
+  t.notRegex(`${a.expr} ${Object.values(a.annotations).join(' ')}`, /\$labels\.(slot|pid|instance)\b/, 'labels the sum does not keep');
+  t.regex(a.annotations.runbook, /go tool pprof -top http:\/\/<that instance>\/debug\/pprof\/heap/);
+  t.regex(a.annotations.runbook, /nodesup inspect <slot> --profile/);
 });
 
 test('every alert is tested firing by promtool, and the slot alerts say which slot to inspect', (t) => {
@@ -65,7 +73,7 @@ test('the PrometheusRule in examples/kubernetes is generated from the same rules
 // A registry fed a fake snapshot and the events behind every counter and judgement.
 async function exposition() {
   const events = new EventEmitter();
-  const leak = { kind: 'heap', growthBytesPerSec: 5000 };
+  const leak = { at: Date.now(), kind: 'heap', growthBytesPerSec: 5000, sites: [{ fn: 'cacheUser', file: 'users.js', line: 4, bytesPerMin: 300_000, share: 1 }] };
   const metrics = createMetrics({
     getSnapshot: () => snapshot({ slots: [slotView(0, { leak }), slotView(1, { leak: { kind: 'handles', types: [{ type: 'Timeout', perSec: 2 }] } })] }),
     events, name: 'api',

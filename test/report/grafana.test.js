@@ -67,11 +67,19 @@ function selectors(expr) {
 
 const groupings = (expr) => [...expr.matchAll(/\b(?:by|without)\s*\(([^)]*)\)/g)].flatMap((m) => m[1].split(',').map((s) => s.trim()).filter(Boolean));
 
+// A heap leak named with six sites, as the read model's row carries it: five series and "other".
+const SITE_LEAK = {
+  at: Date.now(), kind: 'heap', growthBytesPerSec: 5000,
+  sites: Array.from({ length: 6 }, (_, i) => ({ fn: `cache${i}`, file: 'users.js', line: 4 + i, bytesPerMin: 60_000 - i * 1000, share: 1 / 6 })),
+};
+
 // A registry fed a fake snapshot and one of each event, so every family has samples.
 async function exposition() {
   const events = new EventEmitter();
   const metrics = createMetrics({
-    getSnapshot: () => snapshot({ slots: [slotView(0), slotView(1), slotView(2, { state: 'draining' })], cgroup: { limit: 4096 * MiB, current: 1024 * MiB } }),
+    getSnapshot: () => snapshot({
+      slots: [slotView(0, { leak: SITE_LEAK }), slotView(1), slotView(2, { state: 'draining' })], cgroup: { limit: 4096 * MiB, current: 1024 * MiB },
+    }),
     events, name: 'api',
   });
   events.emit('event', { event: 'worker.recycle', slot: 0, pid: 10, reason: 'rss' });
@@ -142,11 +150,22 @@ test('every metric, label and label value the dashboard queries exists in a real
     'nodesup_worker_limit_bytes', 'nodesup_worker_rss_growth_bytes_per_second', 'nodesup_worker_heap_growth_bytes_per_second',
     'nodesup_recycles_total', 'nodesup_restarts_total', 'nodesup_worker_crashes_total', 'nodesup_recycle_duration_seconds_bucket',
     'nodesup_worker_event_loop_utilization', 'nodesup_worker_event_loop_delay_p99_seconds', 'nodesup_worker_gc_seconds_total',
-    'nodesup_workers', 'nodesup_worker_open_fds',
+    'nodesup_workers', 'nodesup_worker_open_fds', 'nodesup_leak_site_bytes_per_second',
   ]) t.true(used.has(name), `the dashboard shows ${name}`);
   const limitKinds = new Set(queries().flatMap(({ expr }) => selectors(expr)).filter((s) => s.metric === 'nodesup_worker_limit_bytes')
     .flatMap((s) => s.matchers.filter((m) => m.label === 'kind').map((m) => m.value)));
   t.deepEqual([...limitKinds].sort(), ['heap', 'native', 'rss'], 'a limit line for rss, heap and native');
+});
+
+test('leaking code across the fleet: the site series summed by site over every supervisor, not the one chosen above', (t) => {
+  const fleet = panels.filter((p) => (p.targets ?? []).some((x) => x.expr.includes('nodesup_leak_site_bytes_per_second')));
+  t.deepEqual(fleet.map((p) => p.title), ['Leaking code across the fleet', 'Supervisors where each site leaks']);
+  for (const p of fleet) {
+    for (const x of p.targets) {
+      t.notRegex(x.expr, /\$instance|\bslot\b|\bpid\b/, `${p.title}: ${x.expr}`);
+      t.deepEqual(groupings(x.expr), ['kind', 'site', 'package'], `${p.title}: by site, as the alert NodesupLeakingCode`);
+    }
+  }
 });
 
 test('the extractor finds metrics and skips functions, labels, keywords and durations', (t) => {

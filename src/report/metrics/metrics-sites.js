@@ -9,9 +9,9 @@
 // leak has not been judged current for STALE_MS.
 //
 // A tick's verdict may carry no sites while the leak stands: a heap leak seen over the whole window
-// is judged from the polled floor, the confirmation points (and their sites) beside it. The sites a
-// worker's leak of that kind was last named with, in a row or in a leak.warning or leak recycle,
-// stand for it until the worker exits.
+// is judged from the polled floor, the confirmation points (and their sites) beside it, and the two
+// verdicts may take turns from tick to tick. The sites a worker's leak of that kind was last named
+// with (a tick's judgement, a leak.warning, a leak recycle) stand for it until the worker exits.
 import client from 'prom-client';
 import { EVENTS, LEAK_KINDS, REASONS, STATES } from '../../constants.js';
 
@@ -107,7 +107,8 @@ export function siteSeries(snapshot, now, memory = siteMemory(), { top = TOP_SIT
 
 /**
  * Register the site series on `registry`, read from `snap` (the scrape's snapshot) at scrape time;
- * `events` gives the sites named in leak warnings and leak recycles, and the exits that forget them.
+ * `events` gives the sites named in the ticks' judgements, leak warnings and leak recycles, and the
+ * exits that forget them.
  * @param {client.Registry} registry
  * @param {() => {slots?: object[], now?: number}} snap
  * @param {import('node:events').EventEmitter} [events]
@@ -123,6 +124,12 @@ export function addLeakSiteSeries(registry, snap, events) {
     if (last?.sn !== sn) last = { sn, ...siteSeries(sn, sn.now ?? Date.now(), memory) };
     return last;
   };
+  // Every tick's judgements, as the read model hears them: a scrape between two ticks that named sites still has them.
+  const onJudged = (list) => {
+    try {
+      for (const j of list ?? []) if (j?.leak?.sites?.length) rememberSites(memory, j.pid, j.leak.kind, j.leak.sites);
+    } catch { /* never the supervisor's problem */ }
+  };
   const onEvent = (ev) => {
     try {
       if (ev?.event === EVENTS.LEAK_WARNING || (ev?.event === EVENTS.WORKER_RECYCLE && ev.reason === REASONS.LEAK)) rememberSites(memory, ev.pid, ev.kind, ev.sites);
@@ -130,6 +137,7 @@ export function addLeakSiteSeries(registry, snap, events) {
     } catch { /* a metrics bug must never break the supervisor that emitted the event */ }
   };
   events?.on('event', onEvent);
+  events?.on('judged', onJudged);
   new client.Counter({
     name: 'nodesup_leak_sites_folded_total',
     help: 'Allocation sites of a named leak folded into site="other" of nodesup_leak_site_bytes_per_second (more than five grew at once), each counted once.',
@@ -154,5 +162,10 @@ export function addLeakSiteSeries(registry, snap, events) {
       for (const { value, ...labels } of compute().series) this.set(labels, value);
     },
   });
-  return { close: () => events?.off('event', onEvent) };
+  return {
+    close() {
+      events?.off('event', onEvent);
+      events?.off('judged', onJudged);
+    },
+  };
 }

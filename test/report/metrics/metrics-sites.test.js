@@ -110,6 +110,17 @@ test('the sites of a leak.warning stand for the worker\'s leak until it exits', 
   t.deepEqual(await rows(), []);
 });
 
+test("a tick's judgement with sites is remembered for the scrapes that land on a tick without", async (t) => {
+  const events = new EventEmitter();
+  const metrics = createMetrics({ getSnapshot: () => snapshot({ slots: [slotView(0, { leak: heapLeak(undefined) })] }), events, name: 'api' });
+  t.teardown(() => metrics.close());
+  const rows = async () => (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('nodesup_leak_site_bytes_per_second{'));
+  events.emit('judged', [{ id: 1, slot: 0, pid: 4001, leak: heapLeak([site('other', 'x.js', 1, 600)]) }]);
+  t.deepEqual(await rows(), [], 'another worker\'s');
+  events.emit('judged', [{ id: 0, slot: 0, pid: 4000, judged: null, leak: heapLeak([site('cacheUser', 'lib/users.js', 4, 600)]) }]);
+  t.deepEqual(await rows(), ['nodesup_leak_site_bytes_per_second{kind="heap",site="cacheUser lib/users.js",package="",holder=""} 10']);
+});
+
 test('the folded counter counts each site once, however many scrapes see it folded', async (t) => {
   let n = 6;
   const sites = () => Array.from({ length: n }, (_, i) => site(`f${i}`, 'a.js', i, (i + 1) * 600));
