@@ -107,3 +107,27 @@ test('inspect --profile of a worker with no sampler running: one line saying why
   t.regex(r.stderr, /slot 0 \(pid \d+\) has no sampled sites to write: its heap profiler runs only while a leak is suspected or the worker fills fast; nothing was written to .*x\.pb\.gz\. Try again while `nodesup status` shows a leak, or use --heap-snapshot/);
   t.false(fs.existsSync(out));
 });
+
+test('a memory recycle leaves a profile too: reason rss, the site the worker retained at the top', async (t) => {
+  t.timeout(4 * MINUTES);
+  const dir = scratch();
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const diag = path.join(dir, 'diagnose');
+  // heap-leak-fast keeps every entry of a memo Map, filled from a timer's callback (line 13).
+  const cfg = writeConfig(t, { workers: 1, metrics: false, limits: { rss: '160mb' }, diagnose: { dir: diag } });
+  const run = startCli(t, [path.join(ROOT, 'bench/corpus/heap-leak-fast.js'), '-c', cfg], { env: { PORT: String(await freePort()), LEAK_MB_PER_MIN: '120' } });
+  const recycle = await run.waitFor((e) => e.event === 'worker.recycle', { what: 'the rss recycle', timeout: 3 * MINUTES });
+  t.is(recycle.reason, 'rss');
+  const line = await run.waitFor((e) => e.profile?.reason === 'rss' && e.pid === recycle.pid, { what: 'its profile written' });
+  t.like(line.profile, { kind: 'heap', reason: 'rss' });
+  const p = decodePprof(fs.readFileSync(line.profile.file));
+  const [top] = p.samples;
+  t.like(top.stack[0], { file: path.join(ROOT, 'bench/corpus/heap-leak-fast.js'), line: 13 });
+  t.like(top.labels, { kind: 'heap', reason: 'rss', slot: '0' });
+  t.true((top.values.inuse_space ?? top.values.growth_rate) > 0, JSON.stringify(top.values));
+  const stdout = goTop(t, line.profile.file, '-lines');
+  if (stdout !== null) {
+    t.log(stdout.trim());
+    t.regex(topRows(stdout)[0].name, /heap-leak-fast\.js:13$/);
+  }
+});
