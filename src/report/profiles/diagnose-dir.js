@@ -24,7 +24,7 @@ const uid = () => process.getuid?.() ?? os.userInfo().username;
 
 /** The default: `<tmpdir>/nodesup-diagnose-<uid>/<name>`, the parent private to this user. */
 export function defaultDiagnoseDir(name, { tmpdir = os.tmpdir() } = {}) {
-  return path.join(tmpdir, `nodesup-diagnose-${uid()}`, name);
+  return path.join(tmpdir, `nodesup-diagnose-${uid()}`, name ?? 'nodesup');
 }
 
 /**
