@@ -76,14 +76,18 @@ export function diagnoseDir(dir, { bounds = BOUNDS, privateParent = false, statf
       if (free !== null && free - bytes.length < bounds.minFree) {
         throw new NodesupError('NODESUP_ERR_NO_ROOM', `${dir} has ${Math.floor(free / 1048576)} MiB free, under the ${bounds.minFree / 1048576} MiB nodesup leaves; nothing was written there (free some space, or set diagnose.dir to another disk)`);
       }
-      const file = freshName(dir, base);
-      try {
-        fs.writeFileSync(file, bytes, { mode: 0o600, flag: 'wx' });
-      } catch (err) {
-        throw unusable(dir, `cannot write ${path.basename(file)}: ${err.code ?? err.message}`, err);
+      // Another supervisor sharing the directory may take the same name between the look and the write.
+      for (let attempt = 1; ; attempt++) {
+        const file = freshName(dir, base);
+        try {
+          fs.writeFileSync(file, bytes, { mode: 0o600, flag: 'wx' });
+        } catch (err) {
+          if (err.code === 'EEXIST' && attempt < 5) continue;
+          throw unusable(dir, `cannot write ${path.basename(file)}: ${err.code ?? err.message}`, err);
+        }
+        prune(dir, bounds, file);
+        return file;
       }
-      prune(dir, bounds, file);
-      return file;
     },
     /** nodesup's files in it, oldest first: {file, bytes, mtimeMs}. */
     list: () => ours(dir),
