@@ -9,7 +9,6 @@ import { KIND } from '../protocol.js';
 import { LEAK_KINDS } from '../constants.js';
 import { NodesupError } from '../errors.js';
 import { evidenceOf, hasSites } from '../report/profiles/evidence.js';
-import { encodePprof, heapProfileJson, mergeSites } from '../report/profiles/pprof.js';
 
 /**
  * What worker `pid`'s samplers hold now ({profile, buffers, profiler}), or null when it is gone or
@@ -38,6 +37,8 @@ export async function writeWorkerProfile({ pool, rec, leak, name, now }, file) {
     const why = live?.profiler ? ` (${live.profiler})` : '';
     throw new NodesupError('NODESUP_ERR_CONTROL', `slot ${rec.slot} (pid ${rec.pid}) has no sampled sites to write: its heap profiler runs only while a leak is suspected or the worker fills fast${why}; nothing was written to ${file}. Try again while \`nodesup status\` shows a leak, or use --heap-snapshot`);
   }
+  // Loaded when asked: the resting primary does not carry the encoder.
+  const { encodePprof, heapProfileJson, mergeSites } = await import('../report/profiles/pprof.js');
   const heapprofile = file.endsWith('.heapprofile');
   const bytes = heapprofile ? Buffer.from(heapProfileJson(evidence)) : encodePprof(evidence);
   try {

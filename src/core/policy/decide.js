@@ -222,6 +222,9 @@ function leakVerdict(w, mine, now, config, notices) {
     if (found.kind === LEAK_KINDS.HEAP || found.kind === LEAK_KINDS.EXTERNAL) mine.confirm = { ...mine.confirm, confirmedAt: mine.confirm.confirmedAt ?? now };
   }
   const explained = explainLeak(found);
+  // A leak said again by its window (which names no sites) is the leak its confirmation named:
+  // it keeps the sites it was named with, so a reader never sees them come and go tick by tick.
+  if (!explained.sites && mine.leak?.kind === explained.kind && mine.leak.sites) explained.sites = mine.leak.sites;
   mine.leak = { at: now, ...explained };
   const ripe = !early || now - startedAt >= leak.window || (found.projectedLimitInSec != null && found.projectedLimitInSec * 1000 <= leak.window);
   if (leak.action === 'warn' || !ripe) {

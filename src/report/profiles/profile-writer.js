@@ -5,7 +5,6 @@
 // pod's directory reaches no one); each one is also written into `diagnose.dir`.
 import { EVENTS } from '../../constants.js';
 import { profileTrigger, evidenceOf, hasSites } from './evidence.js';
-import { encodePprof, mergeSites } from './pprof.js';
 import { profileFileName } from './diagnose-dir.js';
 
 // A worker that does not answer at once is draining or busy: the event's own sites still make a profile.
@@ -42,6 +41,8 @@ export function createProfileWriter({ events, name, dir, readLive, report, now =
     try { live = await readLive(trigger); } catch { /* the event's own sites remain */ }
     const evidence = evidenceOf(trigger, live, { name, at });
     if (!hasSites(evidence)) return;
+    // The encoder loads at the first profile: a primary that never names a leak never carries it.
+    const { encodePprof, mergeSites } = await import('./pprof.js');
     const bytes = encodePprof(evidence);
     const what = { slot: trigger.slot, kind: trigger.kind, reason: trigger.reason, sites: mergeSites(evidence).length, inuse: evidence.live !== null };
     if (!latest || at >= latest.at) latest = { bytes, at, ...what };

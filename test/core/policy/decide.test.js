@@ -3,7 +3,7 @@
 // state handed in is frozen, so a decision that wrote on its input would throw.
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { OUTCOME, absorb } from '../../../src/core/policy/outcomes.js';
+import { OUTCOME, absorb, newWorkerPolicy } from '../../../src/core/policy/outcomes.js';
 import { decide, newPolicyState, STEP_EVERY_MS } from '../../../src/core/policy/decide.js';
 import { SampleWindow } from '../../../src/core/forecast/sample-window.js';
 import { EVENTS, REASONS, ADVICE } from '../../../src/constants.js';
@@ -195,4 +195,27 @@ test('decide: the leak a tick names is in the judgement the report side keeps', 
   const warning = named.notices.find((n) => n.fields.event === EVENTS.LEAK_WARNING).fields;
   t.like(named.judgements[0].leak, { kind: 'heap', growthBytesPerSec: warning.growthBytesPerSec });
   t.true(out.slice(0, out.indexOf(named)).every((r) => r.judgements[0].leak === null), 'no leak before it was named');
+});
+
+test('decide: a leak said again by its window keeps the sites its confirmation named', (t) => {
+  const leak = { window: parseDuration('60s'), minGrowth: parseRate('1mb/min'), action: 'warn' };
+  const series = recorded('heap-leak-fast');
+  const config = { ...CONFIG, workers: 1, limits: { ...LIMITS, heapUsed: null, rss: parseSize('2gb') }, leak };
+  const window = new SampleWindow({ maxAgeMs: 600_000 });
+  const view = { id: 1, slot: 0, pid: 7, startedAt: series[0].t, readyAt: series[0].t, lastReplyAt: 0, jitterDraw: 0, window };
+  let state = newPolicyState(1);
+  const sites = [{ fn: 'cachePage', file: 'lib/pages.js', line: 9, share: 1 }];
+  let windowed = null;
+  for (const s of series) {
+    window.push(s);
+    view.lastReplyAt = s.t;
+    // As if its confirmation points had named the heap leak, with its sites, before the window did.
+    if (!state.workers[1]?.leak) state = { ...state, workers: { 1: { ...(state.workers[1] ?? newWorkerPolicy()), leak: { at: s.t, kind: 'heap', growthBytesPerSec: 1, sites } } } };
+    const r = decide(deepFreeze(state), [view], s.t, { config, totalLimit: null, cgroupLimit: null });
+    state = r.state;
+    const w = r.notices.find((n) => n.fields.event === EVENTS.LEAK_WARNING);
+    if (w) { windowed = r; break; }
+  }
+  t.truthy(windowed, 'the window named the leak');
+  t.deepEqual(windowed.judgements[0].leak.sites, sites);
 });
