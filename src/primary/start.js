@@ -38,7 +38,7 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
     metrics = createMetrics({ getSnapshot: () => sup.readModel.snapshot(), events: sup.events, name: config.name, recycleCounter: sup.history.recycles });
     try {
       metricsServer = await startMetricsServer({
-        metrics, host: config.metrics.host, port: config.metrics.port, isReady: () => sup.isReady(), heapProfile: () => sup.profiles.latest(),
+        metrics, host: config.metrics.host, port: config.metrics.port, isReady: () => sup.readModel.anyServing(), heapProfile: () => sup.profiles.latest(),
       });
     } catch (err) {
       await control.close();
