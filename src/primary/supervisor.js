@@ -204,11 +204,6 @@ export class Supervisor {
     return this.readModel.snapshot();
   }
 
-  /** True while at least one worker serves. */
-  isReady() {
-    return this.pool.serving().length > 0;
-  }
-
   /** Drain every worker and resolve when all are gone. A second call forces. */
   stop(signal) {
     if (this.stopping) {
