@@ -26,8 +26,10 @@ function overcommit(a) {
 // One worker at the container's limit takes the pod: each needs a limits.rss that leaves the others their room.
 function oomGroup(a) {
   const head = `memory.oom.group: a worker at the ${formatBytes(a.cgroupLimit)} limit takes the whole pod`;
-  if (a.rssLimit === null) return `${head}; set limits.rss ≤ ${formatBytes(a.share)} to recycle it first`;
-  return `${head}; limits.rss ${formatBytes(a.rssLimit)} is too high: set ≤ ${formatBytes(a.share)}`;
+  // Rounded down: a limit at most this keeps within the share; one rounded up would not.
+  const most = `${Math.floor(a.share / (1024 * 1024))} MiB`;
+  if (a.rssLimit === null) return `${head}; set limits.rss ≤ ${most} to recycle it first`;
+  return `${head}; limits.rss ${formatBytes(a.rssLimit)} is too high: set ≤ ${most}`;
 }
 
 function oomKill(a) {

@@ -2,7 +2,7 @@
 import { prng } from './_helpers.js';
 
 export const SECTIONS = {
-  '': ['name', 'script', 'args', 'env', 'nodeArgs', 'workers', 'pollInterval', 'limits', 'leak', 'gcBeforeRecycle', 'recycle', 'restart', 'unresponsive', 'metrics', 'log', 'tui', 'balance', 'stickyHeader'],
+  '': ['name', 'script', 'args', 'env', 'nodeArgs', 'workers', 'pollInterval', 'limits', 'leak', 'gcBeforeRecycle', 'recycle', 'restart', 'unresponsive', 'metrics', 'log', 'tui', 'balance', 'stickyHeader', 'diagnose'],
   limits: ['rss', 'heapUsed', 'native', 'totalRss', 'maxAge', 'maxRequests', 'jitter', 'sustain'],
   leak: ['window', 'minGrowth', 'action'],
   recycle: ['readyTimeout', 'killTimeout', 'maxConcurrent', 'predictive'],
@@ -10,6 +10,7 @@ export const SECTIONS = {
   unresponsive: ['timeout'],
   metrics: ['host', 'port'],
   log: ['level', 'format'],
+  diagnose: ['dir'],
 };
 
 const HUGE = '9'.repeat(400);
