@@ -7,24 +7,15 @@ import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as delay } from 'node:timers/promises';
-import { execa } from 'execa';
-import YAML from 'yaml';
 import { startCli, runCli, freePort, scratch, writeConfig, ROOT } from '../helpers/cli.js';
 import { testWith } from '../helpers/tools.js';
+import { startPrometheus, quickRules } from '../helpers/prometheus.js';
 
 const RULES = path.join(ROOT, 'examples/prometheus/nodesup-alerts.yaml');
 const DASHBOARD = path.join(ROOT, 'examples/grafana/nodesup-dashboard.json');
 const V2 = fileURLToPath(new URL('../fixtures/cgroup/v2', import.meta.url));
 const LEAKY = path.join(ROOT, 'bench/corpus/heap-leak-fast.js');
 const MINUTES = 60_000;
-
-/** The shipped rules with every `for:` cut to 1 s, so the test does not wait out production holds. */
-function quickRules(text) {
-  const doc = YAML.parse(text);
-  for (const g of doc.groups) for (const r of g.rules) if (r.for) r.for = '1s';
-  return YAML.stringify(doc);
-}
 
 // A cgroup v2 root of files: a 512 MiB limit, and an oom_kill count the test raises as the kernel would.
 function fakeCgroup(dir) {
@@ -34,50 +25,6 @@ function fakeCgroup(dir) {
   return { dir, oomKills: events };
 }
 
-function startPrometheus(t, { port, target, rules }) {
-  const dir = scratch();
-  fs.writeFileSync(path.join(dir, 'rules.yaml'), rules);
-  fs.writeFileSync(path.join(dir, 'prometheus.yml'), YAML.stringify({
-    global: { scrape_interval: '1s', evaluation_interval: '1s', scrape_timeout: '1s' },
-    rule_files: [path.join(dir, 'rules.yaml')],
-    scrape_configs: [{ job_name: 'nodesup', static_configs: [{ targets: [target] }] }],
-  }));
-  const child = execa('prometheus', [
-    `--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn',
-  ], { reject: false, stdin: 'ignore', stdout: 'ignore' });
-  let log = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (s) => { log = (log + s).slice(-4000); });
-  t.teardown(async () => {
-    child.kill('SIGKILL');
-    await child;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const api = async (p) => {
-    const res = await fetch(`${base}${p}`);
-    const body = await res.json();
-    if (body.status !== 'success') throw new Error(`${p}: ${JSON.stringify(body)}`);
-    return body.data;
-  };
-  return { child, base, api, log: () => log, query: (q) => api(`/api/v1/query?query=${encodeURIComponent(q)}`).then((d) => d.result) };
-}
-
-// Poll until pred(value) holds: Prometheus' state (targets, alerts, samples) is only seen by asking.
-async function until(read, pred, what, prom, timeout = 3 * MINUTES) {
-  const deadline = Date.now() + timeout;
-  let last;
-  for (;;) {
-    if (prom.child.exitCode !== null) throw new Error(`prometheus exited while waiting for ${what}:\n${prom.log()}`);
-    last = await read().catch((err) => err);
-    if (!(last instanceof Error) && pred(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last).slice(0, 1500)}`);
-    await delay(500);
-  }
-}
-
-/** Every PromQL text of the dashboard, with Grafana's variables as Prometheus would get them. */
 function dashboardQueries() {
   const dash = JSON.parse(fs.readFileSync(DASHBOARD, 'utf8'));
   const all = (list = []) => list.flatMap((p) => [p, ...all(p.panels)]);
@@ -103,11 +50,11 @@ testWith('prometheus')('a real Prometheus: the leak, OOM and over-commit alerts 
     leak: { window: '8s', minGrowth: '1mb/min', action: 'warn' },
   });
   const run = startCli(t, [LEAKY, '-c', cfg], { env: { PORT: String(appPort), LEAK_MB_PER_MIN: '30', NODESUP_CGROUP_ROOT: cg.dir } });
-  const prom = startPrometheus(t, { port: pport, target: `127.0.0.1:${mport}`, rules: quickRules(fs.readFileSync(RULES, 'utf8')) });
+  const prom = startPrometheus(t, { port: pport, targets: [`127.0.0.1:${mport}`], rules: quickRules(fs.readFileSync(RULES, 'utf8')) });
   const ready = await Promise.all([0, 1].map((slot) => run.waitFor((e) => e.event === 'worker.ready' && e.slot === slot, { what: `slot ${slot} ready`, timeout: 2 * MINUTES })));
 
   // The OOM counter must be seen at 0 first: increase() needs the step up.
-  await until(() => prom.query('nodesup_worker_oom_kills_total{slot="1"}'), (r) => r.length === 1 && r[0].value[1] === '0', 'Prometheus scraping slot 1 at 0 OOM kills', prom);
+  await prom.until(() => prom.query('nodesup_worker_oom_kills_total{slot="1"}'), (r) => r.length === 1 && r[0].value[1] === '0', 'Prometheus scraping slot 1 at 0 OOM kills');
   cg.oomKills(1);
   process.kill(ready[1].pid, 'SIGKILL');
   const exit = await run.waitFor((e) => e.event === 'worker.exit' && e.pid === ready[1].pid, { what: 'the OOM-killed worker gone' });
@@ -117,8 +64,8 @@ testWith('prometheus')('a real Prometheus: the leak, OOM and over-commit alerts 
   const recycled = await runCli(['recycle', '1'], { env: { NODESUP_RUN_DIR: run.runDir } });
   t.is(recycled.exitCode, 0, recycled.stderr);
 
-  const firing = (name) => async () => (await prom.api('/api/v1/alerts')).alerts.filter((a) => a.labels.alertname === name && a.state === 'firing');
-  const [leak] = await until(firing('NodesupLeakNamed'), (a) => a.length > 0, 'NodesupLeakNamed firing', prom);
+  const firing = (name) => () => prom.firing(name);
+  const [leak] = await prom.until(firing('NodesupLeakNamed'), (a) => a.length > 0, 'NodesupLeakNamed firing');
   const slot = Number(leak.labels.slot);
   const warned = run.events.filter((e) => e.event === 'leak.warning' && e.slot === slot);
   t.true(warned.length > 0, `nodesup warned of the leak in slot ${slot} too`);
@@ -127,10 +74,10 @@ testWith('prometheus')('a real Prometheus: the leak, OOM and over-commit alerts 
   t.is(leak.annotations.summary, `nodesup 127.0.0.1:${mport} slot ${slot}: a ${leak.labels.kind} leak was named`);
   t.true(leak.annotations.runbook.startsWith(`Run \`nodesup inspect ${slot}\`: `), leak.annotations.runbook);
 
-  const [oom] = await until(firing('NodesupOOMKill'), (a) => a.length > 0, 'NodesupOOMKill firing', prom);
+  const [oom] = await prom.until(firing('NodesupOOMKill'), (a) => a.length > 0, 'NodesupOOMKill firing');
   t.like(oom.labels, { slot: '1', severity: 'critical' });
   t.true(oom.annotations.runbook.startsWith('Run `nodesup inspect 1`: '), oom.annotations.runbook);
-  const [fit] = await until(firing('NodesupWorkersDoNotFit'), (a) => a.length > 0, 'NodesupWorkersDoNotFit firing', prom);
+  const [fit] = await prom.until(firing('NodesupWorkersDoNotFit'), (a) => a.length > 0, 'NodesupWorkersDoNotFit firing');
   t.is(fit.annotations.summary, `nodesup 127.0.0.1:${mport}: the workers may need 800MiB, more than the container's memory limit`);
   t.regex(fit.annotations.description, /memory limit of 512MiB:/);
 
@@ -142,9 +89,9 @@ testWith('prometheus')('a real Prometheus: the leak, OOM and over-commit alerts 
   t.deepEqual(others.map((a) => `${a.labels.alertname} ${a.state}`), []);
 
   // Every panel and variable of the dashboard, once the recycle is in Prometheus too.
-  await until(() => prom.query('nodesup_recycle_duration_seconds_count'), (r) => r.length === 1 && Number(r[0].value[1]) >= 1, 'the recycle scraped', prom);
+  await prom.until(() => prom.query('nodesup_recycle_duration_seconds_count'), (r) => r.length === 1 && Number(r[0].value[1]) >= 1, 'the recycle scraped');
   // The leak's sites come with its confirmation points, a minute or so after it was first named.
-  await until(() => prom.query('nodesup_leak_site_bytes_per_second'), (r) => r.length > 0, 'the leaking site scraped', prom);
+  await prom.until(() => prom.query('nodesup_leak_site_bytes_per_second'), (r) => r.length > 0, 'the leaking site scraped');
   const { panels, variables } = dashboardQueries();
   t.true(panels.length >= 20, `${panels.length} panel queries`);
   for (const { where, expr } of panels) {
