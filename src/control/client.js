@@ -125,94 +125,96 @@ function isLive(path) {
 function openChannel(dir, name, onClose) {
   checkRunDir(dir);
   const path = socketPath(dir, name);
-  const pending = new Map();
-  let nextId = 1;
-  // Lowered once an older supervisor refuses our version; every request after speaks its version.
-  let version = CONTROL_VERSION;
-  const sock = net.connect(path);
-
-  const failAll = (err) => {
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
-  };
-
+  // One channel's state: the requests awaiting their reply, and the version spoken, lowered once
+  // an older supervisor refuses ours (every request after speaks its version).
+  const ch = { name, path, sock: net.connect(path), pending: new Map(), nextId: 1, version: CONTROL_VERSION };
   const reader = lineReader({
     maxBytes: MAX_REPLY_BYTES,
-    onLine: (line) => onReply(line),
+    onLine: (line) => onReply(ch, line),
     onOverflow: () => {
-      sock.destroy();
-      failAll(new NodesupError('NODESUP_ERR_CONTROL', `supervisor "${name}" sent a reply over ${MAX_REPLY_BYTES} bytes; is ${path} a nodesup socket?`));
+      ch.sock.destroy();
+      failAll(ch, new NodesupError('NODESUP_ERR_CONTROL', `supervisor "${name}" sent a reply over ${MAX_REPLY_BYTES} bytes; is ${path} a nodesup socket?`));
     },
   });
-  sock.on('data', (chunk) => reader.push(chunk));
-
-  const onReply = (line) => {
-    let reply;
-    try {
-      reply = JSON.parse(line);
-    } catch {
-      sock.destroy();
-      return failAll(new NodesupError('NODESUP_ERR_CONTROL', `supervisor "${name}" sent a reply that is not JSON; is ${path} a nodesup socket?`));
-    }
-    const p = pending.get(reply?.id);
-    if (!p) return; // a reply to a request that already timed out
-    if (isProgress(reply)) {
-      p.progress?.(reply.progress);
-      return;
-    }
-    pending.delete(reply.id);
-    if (isVersionRefusal(reply, p.version)) {
-      version = Math.min(version, reply.v);
-      return p.retry();
-    }
-    if (reply.ok) return p.resolve(reply.result);
-    const code = typeof reply.error?.code === 'string' && Object.hasOwn(ERROR_CODES, reply.error.code) ? reply.error.code : 'NODESUP_ERR_CONTROL';
-    p.reject(new NodesupError(code, String(reply.error?.message ?? `supervisor "${name}" refused the request`)));
-  };
+  ch.sock.on('data', (chunk) => reader.push(chunk));
+  const send = (op, args, timeoutMs, onProgress = null) => sendRequest(ch, op, args, timeoutMs, onProgress);
 
   return new Promise((resolve, reject) => {
     let connected = false;
-    sock.once('connect', () => {
+    ch.sock.once('connect', () => {
       connected = true;
-      resolve({ send, close: () => sock.destroy(), get version() { return version; } });
+      resolve({ send, close: () => ch.sock.destroy(), get version() { return ch.version; } });
     });
-    sock.on('error', (err) => {
+    ch.sock.on('error', (err) => {
       const e = connectionError(err, name, path, connected);
       onClose(); // before rejecting, so a retry opens a fresh connection
       if (!connected) reject(e);
-      failAll(e);
+      failAll(ch, e);
     });
-    sock.on('close', () => {
-      const e = new NodesupError('NODESUP_ERR_NOT_RUNNING', `supervisor "${name}" closed the control connection; it may have stopped`);
+    ch.sock.on('close', () => {
+      const e = closedError(name);
       onClose();
       if (!connected) reject(e);
-      failAll(e);
+      failAll(ch, e);
     });
   });
+}
 
-  function send(op, args, timeoutMs, onProgress = null) {
-    if (sock.destroyed) return Promise.reject(new NodesupError('NODESUP_ERR_NOT_RUNNING', `supervisor "${name}" closed the control connection; it may have stopped`));
-    return new Promise((resolve, reject) => {
-      let id = null;
-      const timer = setTimeout(() => {
-        pending.delete(id);
-        reject(new NodesupError('NODESUP_ERR_CONTROL', `supervisor "${name}" did not answer "${op}" within ${timeoutMs} ms; it may be overloaded, check its logs`));
-      }, timeoutMs);
-      const settle = (fn) => (v) => {
-        clearTimeout(timer);
-        fn(v);
-      };
-      // An older supervisor refused our version without running anything: the same request again, in its version.
-      const write = () => {
-        if (sock.destroyed) return settle(reject)(new NodesupError('NODESUP_ERR_NOT_RUNNING', `supervisor "${name}" closed the control connection; it may have stopped`));
-        id = nextId++;
-        const v = version;
-        pending.set(id, { resolve: settle(resolve), reject: settle(reject), progress: onProgress, version: v, retry: write });
-        sock.write(frame(requestMessage(id, op, args, { v, accept: onProgress ? [FEATURES.PROGRESS] : [] })));
-      };
-      write();
-    });
+const closedError = (name) => new NodesupError('NODESUP_ERR_NOT_RUNNING', `supervisor "${name}" closed the control connection; it may have stopped`);
+
+function failAll(ch, err) {
+  for (const p of ch.pending.values()) p.reject(err);
+  ch.pending.clear();
+}
+
+// One line from the supervisor: a progress line, a version refusal (the request goes again in
+// its version), or the reply that settles a request.
+function onReply(ch, line) {
+  let reply;
+  try {
+    reply = JSON.parse(line);
+  } catch {
+    ch.sock.destroy();
+    return failAll(ch, new NodesupError('NODESUP_ERR_CONTROL', `supervisor "${ch.name}" sent a reply that is not JSON; is ${ch.path} a nodesup socket?`));
   }
+  const p = ch.pending.get(reply?.id);
+  if (!p) return; // a reply to a request that already timed out
+  if (isProgress(reply)) {
+    p.progress?.(reply.progress);
+    return;
+  }
+  ch.pending.delete(reply.id);
+  if (isVersionRefusal(reply, p.version)) {
+    ch.version = Math.min(ch.version, reply.v);
+    return p.retry();
+  }
+  if (reply.ok) return p.resolve(reply.result);
+  const code = typeof reply.error?.code === 'string' && Object.hasOwn(ERROR_CODES, reply.error.code) ? reply.error.code : 'NODESUP_ERR_CONTROL';
+  p.reject(new NodesupError(code, String(reply.error?.message ?? `supervisor "${ch.name}" refused the request`)));
+}
+
+function sendRequest(ch, op, args, timeoutMs, onProgress) {
+  if (ch.sock.destroyed) return Promise.reject(closedError(ch.name));
+  return new Promise((resolve, reject) => {
+    let id = null;
+    const timer = setTimeout(() => {
+      ch.pending.delete(id);
+      reject(new NodesupError('NODESUP_ERR_CONTROL', `supervisor "${ch.name}" did not answer "${op}" within ${timeoutMs} ms; it may be overloaded, check its logs`));
+    }, timeoutMs);
+    const settle = (fn) => (v) => {
+      clearTimeout(timer);
+      fn(v);
+    };
+    // An older supervisor refused our version without running anything: the same request again, in its version.
+    const write = () => {
+      if (ch.sock.destroyed) return settle(reject)(closedError(ch.name));
+      id = ch.nextId++;
+      const v = ch.version;
+      ch.pending.set(id, { resolve: settle(resolve), reject: settle(reject), progress: onProgress, version: v, retry: write });
+      ch.sock.write(frame(requestMessage(id, op, args, { v, accept: onProgress ? [FEATURES.PROGRESS] : [] })));
+    };
+    write();
+  });
 }
 
 function connectionError(err, name, path, connected) {

@@ -17,90 +17,50 @@ const VERSIONS = MIN_CONTROL_VERSION === CONTROL_VERSION ? `${CONTROL_VERSION}` 
  */
 export function serveConnection(socket, ctx) {
   const { opts, sockets, report } = ctx;
+  const state = { queue: [], inFlight: 0, ended: false, discarding: false, closing: false };
   sockets.add(socket);
-  socket.setTimeout(opts.idleTimeoutMs);
-  socket.on('timeout', () => {
-    // A connection waiting on a long reload is not idle.
-    if (inFlight > 0) return socket.setTimeout(opts.idleTimeoutMs);
-    report('debug', {}, 'control client idle; disconnected');
-    socket.destroy();
-  });
-  socket.on('error', (err) => report('debug', { err }, 'control client error'));
+  watchSocket(socket, ctx, () => state.inFlight > 0);
   socket.on('close', () => sockets.delete(socket));
-
-  const queue = [];
-  let inFlight = 0;
-  let ended = false;
-  let discarding = false;
-  let closing = false;
-
-  const send = (reply) => {
-    if (socket.destroyed || socket.writableEnded) return false;
-    // A client that does not read must not make us hold its replies: past the backlog, drop it.
-    if (socket.writableLength > opts.maxWriteBacklog) {
-      report('warn', { backlog: socket.writableLength }, 'control client does not read its replies; disconnected');
-      socket.destroy();
-      return false;
-    }
-    socket.write(frame(reply));
-    return true;
-  };
+  const send = replier(socket, opts, report);
 
   const pump = () => {
-    if (closing) {
-      for (const line of queue.splice(0)) refuseClosing(line, send);
-      if (inFlight === 0 && !socket.writableEnded) socket.end();
+    if (state.closing) {
+      for (const line of state.queue.splice(0)) refuseClosing(line, send);
+      if (state.inFlight === 0 && !socket.writableEnded) socket.end();
       return;
     }
-    while (queue.length > 0 && inFlight < opts.maxInFlight && !socket.writableNeedDrain && !socket.destroyed) {
-      inFlight++;
-      handleLine(queue.shift(), ctx, send)
+    while (state.queue.length > 0 && state.inFlight < opts.maxInFlight && !socket.writableNeedDrain && !socket.destroyed) {
+      state.inFlight++;
+      handleLine(state.queue.shift(), ctx, send)
         .catch((err) => report('error', { err }, 'control request failed unexpectedly'))
         .finally(() => {
-          inFlight--;
+          state.inFlight--;
           pump();
         });
     }
     // Back-pressure: stop reading while requests wait, so they wait in the kernel, not here.
-    if (queue.length > 0 || socket.writableNeedDrain) socket.pause();
-    else if (!ended) socket.resume();
-    if (ended && queue.length === 0 && inFlight === 0 && !socket.writableEnded) socket.end();
+    if (state.queue.length > 0 || socket.writableNeedDrain) socket.pause();
+    else if (!state.ended) socket.resume();
+    if (state.ended && state.queue.length === 0 && state.inFlight === 0 && !socket.writableEnded) socket.end();
   };
   socket.on('drain', pump);
 
-  const reader = lineReader({
-    maxBytes: opts.maxLineBytes,
-    onLine: (line) => queue.push(line),
-    onOverflow: () => {
-      queue.length = 0;
-      send(errorReply(null, 'NODESUP_ERR_CONTROL', `bad request: line longer than ${opts.maxLineBytes} bytes; send one JSON request per line`));
-      // End (the reply, then EOF) and swallow what it still sends: a client that reads gets the
-      // reply and closes on the EOF. Cutting it off while it still writes would reset it, and its
-      // write error can lose the reply before it is read. One that neither reads nor stops gets
-      // cut off at DISCARD_MS.
-      discarding = true;
-      socket.end();
-      setTimeout(() => socket.destroy(), DISCARD_MS).unref();
-      socket.resume();
-    },
-  });
-
+  const reader = requestReader(socket, state, opts, send);
   socket.on('data', (chunk) => {
     reader.push(chunk);
-    if (!discarding) pump();
+    if (!state.discarding) pump();
   });
-
   // A client may half-close after its last request (`nc -U`): answer everything, then end.
   socket.on('end', () => {
-    ended = true;
+    state.ended = true;
     reader.end();
     pump();
   });
 
   return {
     shutdown(graceMs) {
-      if (closing) return;
-      closing = true;
+      if (state.closing) return;
+      state.closing = true;
       pump();
       // Not unref'd: whoever awaits the server's close waits for this, at most graceMs.
       if (!socket.destroyed) {
@@ -109,6 +69,52 @@ export function serveConnection(socket, ctx) {
       }
     },
   };
+}
+
+// An idle client is disconnected; one waiting on a long reload is not idle.
+function watchSocket(socket, { opts, report }, busy) {
+  socket.setTimeout(opts.idleTimeoutMs);
+  socket.on('timeout', () => {
+    if (busy()) return socket.setTimeout(opts.idleTimeoutMs);
+    report('debug', {}, 'control client idle; disconnected');
+    socket.destroy();
+  });
+  socket.on('error', (err) => report('debug', { err }, 'control client error'));
+}
+
+// One reply written, or the client dropped: one that does not read must not make us hold its
+// replies past the backlog.
+function replier(socket, opts, report) {
+  return (reply) => {
+    if (socket.destroyed || socket.writableEnded) return false;
+    if (socket.writableLength > opts.maxWriteBacklog) {
+      report('warn', { backlog: socket.writableLength }, 'control client does not read its replies; disconnected');
+      socket.destroy();
+      return false;
+    }
+    socket.write(frame(reply));
+    return true;
+  };
+}
+
+// Requests line by line into the queue; a line past maxLineBytes is refused with a reply.
+function requestReader(socket, state, opts, send) {
+  return lineReader({
+    maxBytes: opts.maxLineBytes,
+    onLine: (line) => state.queue.push(line),
+    onOverflow: () => {
+      state.queue.length = 0;
+      send(errorReply(null, 'NODESUP_ERR_CONTROL', `bad request: line longer than ${opts.maxLineBytes} bytes; send one JSON request per line`));
+      // End (the reply, then EOF) and swallow what it still sends: a client that reads gets the
+      // reply and closes on the EOF. Cutting it off while it still writes would reset it, and its
+      // write error can lose the reply before it is read. One that neither reads nor stops gets
+      // cut off at DISCARD_MS.
+      state.discarding = true;
+      socket.end();
+      setTimeout(() => socket.destroy(), DISCARD_MS).unref();
+      socket.resume();
+    },
+  });
 }
 
 // A request that arrived while the server closes is answered, not dropped.
