@@ -3,13 +3,16 @@
 // the real binary of the line under test (test/core/node-lines.test.js).
 
 /**
- * V8 flags that make a worker abort on some lines. `--no-parallel-marking` fails a V8 check at the
+ * Flags that make a worker abort, or never start, on some lines. `--no-parallel-marking` fails a V8 check at the
  * first full GC on Node 20 and 22 (SIGTRAP, "Check failed: heap()->concurrent_marking()->IsStopped()",
  * or with --no-concurrent-marking too, "concurrent_marking_handle_ implies …"); Node 24 accepts it.
  */
 export const ABORTING_FLAGS = Object.freeze([
   { flag: '--no-parallel-marking', aborts: (major) => major < 24,
     why: 'V8 fails a check at the first full GC', fix: 'drop it (Node 24 accepts it); --no-concurrent-marking alone runs' },
+  // Added in 22.7, gone again in 26: there a worker given it never starts ("bad option").
+  { flag: '--experimental-transform-types', aborts: (major) => major < 22 || major >= 26,
+    why: 'this Node does not know the flag, so no worker would start', fix: "TypeScript that needs transforming takes a loader here (nodeArgs: ['--import', 'tsx']); Node 22.7+ and 24 accept the flag" },
 ]);
 
 const norm = (f) => f.replace(/_/g, '-').split('=')[0];

@@ -17,6 +17,12 @@ test(`--no-parallel-marking alone: aborts Node ${process.versions.node} exactly 
   t.is(predicted, major < 24);
 });
 
+test(`--experimental-transform-types: refused by Node ${process.versions.node} exactly when abortingFlag says so`, (t) => {
+  const predicted = abortingFlag(['--experimental-transform-types'], process.versions.node) !== null;
+  const run = spawnSync(process.execPath, ['--experimental-transform-types', '-e', '0'], { encoding: 'utf8', timeout: 60_000 });
+  t.is(run.status !== 0, predicted, `exit ${run.status}: ${run.stderr.trim()}`);
+});
+
 test('--no-concurrent-marking alone (incident 3) runs on every line', (t) => {
   t.is(abortingFlag(['--no-concurrent-marking'], process.versions.node), null);
   const run = spawnSync(process.execPath, ['--no-concurrent-marking', '-e', GC_HEAVY], { timeout: 60_000 });
