@@ -4,7 +4,7 @@
 import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runCli, scratch } from '../helpers/cli.js';
+import { runCli, scratch, expectRefused } from '../helpers/cli.js';
 import { stripsByDefault } from '../../src/config/typescript.js';
 
 const version = process.versions.node;
@@ -33,12 +33,7 @@ async function refused(t, args, files, expected) {
   const runDir = scratch();
   t.teardown(() => fs.rmSync(runDir, { recursive: true, force: true }));
   const r = await runCli(args, { cwd, env: { NODESUP_RUN_DIR: runDir } });
-  t.is(r.exitCode, 2, r.stderr);
-  t.regex(r.stderr, expected);
-  t.is(r.stderr.trim().split('\n').length, 1, `exactly one line, got:\n${r.stderr}`);
-  t.notRegex(r.stderr, /\n\s+at /, 'no stack trace');
-  t.is(r.stdout, '', 'no logs: nothing was started');
-  t.deepEqual(fs.readdirSync(runDir).filter((f) => f.endsWith('.sock')), [], 'no control socket left');
+  expectRefused(t, r, runDir, expected);
   return r.stderr.trim();
 }
 

@@ -161,3 +161,13 @@ export function writeConfig(t, obj, name = 'test.config.mjs') {
 export function workersOf(snap) {
   return (snap?.slots ?? []).flatMap((row) => [row, ...(row.others ?? [])]);
 }
+
+/** A command refused as bad input should be: exit 2, one line naming what was wrong, no stack, nothing started. */
+export function expectRefused(t, r, runDir, expected) {
+  t.is(r.exitCode, 2, r.stderr);
+  t.regex(r.stderr, expected);
+  t.is(r.stderr.trim().split('\n').length, 1, `exactly one line, got:\n${r.stderr}`);
+  t.notRegex(r.stderr, /\n\s+at /, 'no stack trace');
+  t.is(r.stdout, '', 'no logs: nothing was started');
+  t.deepEqual(fs.readdirSync(runDir).filter((f) => f.endsWith('.sock')), [], 'no control socket left');
+}
