@@ -11,6 +11,15 @@ import { NodesupError, configError } from '../errors.js';
 import { readCgroup } from '../proc/cgroup.js';
 import { validateConfig, NAME_RE } from './validate.js';
 import { abortingFlag } from '../core/node-lines.js';
+
+// What to tell a user whose nodeArgs hold a flag that aborts the workers on this Node (node-lines.js).
+export const ABORTING_WORDS = {
+  '--no-parallel-marking': { why: 'V8 fails a check at the first full GC', fix: 'drop it (Node 24 accepts it); --no-concurrent-marking alone runs' },
+  '--experimental-transform-types': {
+    why: 'this Node does not know the flag, so no worker would start',
+    fix: "TypeScript that needs transforming takes a loader here (nodeArgs: ['--import', 'tsx']); Node 22.7+ and 24 accept the flag",
+  },
+};
 import { CONFIG_FILE_NAMES } from './template.js';
 import { decideBalance } from './realtime-default.js';
 import { checkTypeScriptEntry, typeScriptConfigProblem } from './typescript.js';
@@ -109,7 +118,8 @@ function checkNodeLine(cfg, where) {
   const args = [...cfg.nodeArgs, ...(cfg.env?.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
   const bad = abortingFlag(args, process.versions.node);
   if (bad) {
-    throw new NodesupError('NODESUP_ERR_CONFIG', `${where}: nodeArgs: ${bad.flag} makes Node ${process.versions.node} abort (${bad.why}): ${bad.fix}`);
+    const { why, fix } = ABORTING_WORDS[bad.flag];
+    throw new NodesupError('NODESUP_ERR_CONFIG', `${where}: nodeArgs: ${bad.flag} makes Node ${process.versions.node} abort (${why}): ${fix}`);
   }
 }
 

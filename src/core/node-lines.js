@@ -8,17 +8,16 @@
  * or with --no-concurrent-marking too, "concurrent_marking_handle_ implies …"); Node 24 accepts it.
  */
 export const ABORTING_FLAGS = Object.freeze([
-  { flag: '--no-parallel-marking', aborts: (major) => major < 24,
-    why: 'V8 fails a check at the first full GC', fix: 'drop it (Node 24 accepts it); --no-concurrent-marking alone runs' },
+  { flag: '--no-parallel-marking', aborts: (major) => major < 24, cause: 'v8-check' },
   // Added in 22.7, gone again in 26: there a worker given it never starts ("bad option").
-  { flag: '--experimental-transform-types', aborts: (major) => major < 22 || major >= 26,
-    why: 'this Node does not know the flag, so no worker would start', fix: "TypeScript that needs transforming takes a loader here (nodeArgs: ['--import', 'tsx']); Node 22.7+ and 24 accept the flag" },
+  { flag: '--experimental-transform-types', aborts: (major) => major < 22 || major >= 26, cause: 'unknown-flag' },
 ]);
 
 const norm = (f) => f.replace(/_/g, '-').split('=')[0];
 
 /**
- * The first flag among `args` that aborts a worker on Node `version`, or null: {flag, why, fix}.
+ * The first flag among `args` that aborts a worker on Node `version`, or null: {flag, cause}
+ * (`v8-check`: V8 fails a check at the first full GC; `unknown-flag`: this Node refuses it).
  * @param {string[]} args  nodeArgs and NODE_OPTIONS, split
  * @param {string} version  process.versions.node
  */
@@ -26,7 +25,7 @@ export function abortingFlag(args, version) {
   const major = Number(String(version).split('.')[0]);
   const given = new Set(args.map(norm));
   for (const a of ABORTING_FLAGS) {
-    if (given.has(a.flag) && a.aborts(major)) return { flag: a.flag, why: a.why, fix: a.fix };
+    if (given.has(a.flag) && a.aborts(major)) return { flag: a.flag, cause: a.cause };
   }
   return null;
 }

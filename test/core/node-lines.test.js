@@ -115,3 +115,9 @@ test("Node 26: beside the app's v8.startHeapProfile an inspector session samples
   // Why the agent asks v8.startHeapProfile first: it throws while any sampling profiler runs.
   t.deepEqual(JSON.parse(run.stdout), { start: 'ok', theirs: 'ERR_HEAP_PROFILE_NOT_STARTED', again: 'ok' });
 });
+
+test('every flag that aborts a line has its words for the config error', async (t) => {
+  const { ABORTING_FLAGS } = await import('../../src/core/node-lines.js');
+  const { ABORTING_WORDS } = await import('../../src/config/load.js');
+  t.deepEqual(ABORTING_FLAGS.map((a) => a.flag).filter((f) => !ABORTING_WORDS[f]?.why || !ABORTING_WORDS[f]?.fix), []);
+});
