@@ -88,7 +88,8 @@ async function statusView(t, { width, height }) {
   const term = await terminal(t, { width, height, env: { NODESUP_RUN_DIR: run.runDir } });
   await term.type(`node ${BIN} status; echo "EXIT=$?"`);
 
-  const screen = await term.waitFor((s) => ready.every((e) => row(e.slot, e.pid).test(s)), 'a row for every slot with its pid');
+  // A frame reaches the terminal in more than one write: the whole of it is on screen once its last line (the keys) is.
+  const screen = await term.waitFor((s) => ready.every((e) => row(e.slot, e.pid).test(s)) && /q quit/.test(s), 'a row for every slot with its pid, and the keys');
   t.log(`nodesup status at ${width}×${height}:\n${screen}`);
   t.regex(screen, /nodesup tmuxed/, 'the header names the supervisor');
   t.regex(screen, /q quit/, 'the keys are on screen');
