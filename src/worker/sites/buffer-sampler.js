@@ -40,8 +40,9 @@ export function bufferSampler({ interval = SAMPLING_INTERVAL, random = Math.rand
   const draw = () => -Math.log(1 - random()) * interval;
   // depth: Buffer.concat calls Buffer.allocUnsafe, one allocation counted once; a zlib stream's
   // own output Buffer is part of the stream's weight.
-  const st = { countdown: draw(), depth: 0 };
+  const st = { countdown: draw(), depth: 0, paused: false };
   const sample = (buf, n, wrapper) => {
+    if (st.paused) return;
     st.countdown -= n;
     if (st.countdown > 0) return;
     st.countdown = draw();
@@ -57,8 +58,16 @@ export function bufferSampler({ interval = SAMPLING_INTERVAL, random = Math.rand
       startedAt = now;
       unpatch = patch(st, sample, sites);
     },
+    /**
+     * Sample nothing until resume(). Between a point's forced GC and its read, every Buffer made is
+     * in flight (no GC has had a chance to take it), so a churning site sampled there would read as
+     * retained: seen as 11 % of a leak's growth from one such sample.
+     */
+    pause() { st.paused = true; },
+    resume() { st.paused = false; },
     /** Put the originals back and forget the table. */
     stop() {
+      st.paused = false;
       unpatch?.();
       unpatch = null;
       sites.clear();

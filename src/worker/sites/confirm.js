@@ -27,6 +27,7 @@ export async function confirm(state, { point = true, profile = true, buffers = f
   if (natural) {
     taken = { at: natural.at, heapAfter: natural.used, externalAfter: null, forced: false, pauseMs: null };
   } else {
+    if (buffers) state.buffers.pause();
     const t0 = performance.now();
     fullGc();
     if (buffers) fullGc();
@@ -36,9 +37,11 @@ export async function confirm(state, { point = true, profile = true, buffers = f
     // The sampler's finalizers run in a task after the GC.
     if (buffers) await new Promise((resolve) => setTimeout(resolve, GC_SETTLE_MS));
     taken.externalAfter = buffers ? process.memoryUsage().external : null;
+    taken.buffers = buffers ? state.buffers.read() : null;
+    if (buffers) state.buffers.resume();
   }
   // Sampled right after the GC; after a natural one, what was allocated since is in it too, which
   // the diff of two points sees as noise, not as growth, unless it is itself retained.
   const sites = profile ? await state.profiler.sample() : null;
-  return { ...taken, sites, profiler: state.profiler.reason, buffers: buffers ? state.buffers.read() : null };
+  return { buffers: null, ...taken, sites, profiler: state.profiler.reason };
 }

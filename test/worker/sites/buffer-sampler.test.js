@@ -57,6 +57,18 @@ test.serial('Buffer.from over an ArrayBuffer allocates nothing and is not sample
   t.is(views.length, 2);
 });
 
+test.serial('paused (between a point\'s GC and its read), Buffers in flight are not sampled; resumed, they are', (t) => {
+  const s = bufferSampler({ interval: 1 });
+  s.start();
+  t.teardown(() => s.stop());
+  s.pause();
+  keep(64 * 1024);
+  t.is(s.read().sites.length, 0, JSON.stringify(s.read().sites));
+  s.resume();
+  keep(64 * 1024);
+  t.is(s.read().sites.find((x) => x.fn === 'keep')?.samples, 1, JSON.stringify(s.read().sites));
+});
+
 const openStreams = [];
 function openDeflate(zlibMod) { const z = zlibMod.createDeflate(); openStreams.push(z); return z; }
 function deflateAndEnd(zlibMod) { const z = zlibMod.createGzip(); z.resume(); z.end('x'); return z; }
