@@ -52,6 +52,10 @@ export const EXPECTED = {
   step: { healthy: true },
   'lru-cap': { healthy: true },
   'warm-up': { healthy: true },
+  // Steady growth that stops: a table built at 10 MiB/min for 90 s, a cache filled at a constant
+  // rate to its cap in 120 s. Until it stops, each rises exactly as a leak from boot does.
+  'warm-up-linear': { healthy: true },
+  'cache-fill': { healthy: true },
   'hidden-healthy': { healthy: true },
   'listener-healthy': { healthy: true },
   'timer-healthy': { healthy: true },
