@@ -45,6 +45,7 @@ export {};
  * @property {number} window            ms
  * @property {number} minGrowth         bytes/s
  * @property {'recycle'|'warn'} action
+ * @property {number} warmUp            ms after ready a rise may be a warm-up: no heap, external or children leak is named
  */
 
 /**

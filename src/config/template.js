@@ -39,7 +39,8 @@ export default {
   },
 
   // Recycle (or only warn) when memory keeps growing after GC for a whole window; false: off.
-  leak: { window: '5m', minGrowth: '1mb/min', action: 'recycle' },
+  // warmUp: a worker's rise this soon after ready may be its warm-up, and is not named yet.
+  leak: { window: '5m', minGrowth: '1mb/min', action: 'recycle', warmUp: '150s' },
 
   gcBeforeRecycle: true,             // try a full GC first; recycle only if still over a memory limit
 

@@ -90,6 +90,7 @@ const leak = z.strictObject({
   window: positiveDuration().prefault('5m'),
   minGrowth: unit(parseRate, 'a rate like "2mb/min"', Number.MIN_VALUE, 'a rate above 0').prefault('1mb/min'),
   action: z.enum(['recycle', 'warn'], { error: '"recycle" or "warn"' }).default('recycle'),
+  warmUp: duration().prefault('150s'),
 }, { error: 'an object' });
 
 const recycle = z.strictObject({

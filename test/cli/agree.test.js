@@ -18,7 +18,7 @@ function series(text, name) {
 test('status, inspect and metrics agree on a worker\'s leak and trend at the same tick', async (t) => {
   const metricsPort = await freePort();
   const cfg = writeConfig(t, {
-    workers: 1, pollInterval: '1s', limits: { rss: '1gb' }, leak: { window: '10s', minGrowth: '1mb/min', action: 'warn' },
+    workers: 1, pollInterval: '1s', limits: { rss: '1gb' }, leak: { window: '10s', minGrowth: '1mb/min', action: 'warn', warmUp: '0s' },
     metrics: { host: '127.0.0.1', port: metricsPort },
   });
   const run = startCli(t, [corpus('heap-leak-fast'), '-c', cfg], { env: { PORT: String(await freePort()), LEAK_MB_PER_MIN: '30' } });

@@ -47,7 +47,7 @@ testWith('prometheus')('a real Prometheus: the leak, OOM and over-commit alerts 
   const cfg = writeConfig(t, {
     workers: 2, pollInterval: '250ms', metrics: `127.0.0.1:${mport}`,
     limits: { rss: '400mb', heapUsed: '300mb', native: '250mb' },
-    leak: { window: '8s', minGrowth: '1mb/min', action: 'warn' },
+    leak: { window: '8s', minGrowth: '1mb/min', action: 'warn', warmUp: '0s' },
   });
   const run = startCli(t, [LEAKY, '-c', cfg], { env: { PORT: String(appPort), LEAK_MB_PER_MIN: '30', NODESUP_CGROUP_ROOT: cg.dir } });
   const prom = startPrometheus(t, { port: pport, targets: [`127.0.0.1:${mport}`], rules: quickRules(fs.readFileSync(RULES, 'utf8')) });

@@ -26,7 +26,7 @@ testWith('prometheus')('three instances of one leaking app: a topk over nodesup_
   const runs = await Promise.all(ports.map(async (mport, i) => {
     const cfg = writeConfig(t, {
       workers: 1, pollInterval: '500ms', metrics: `127.0.0.1:${mport}`, diagnose: { dir: path.join(dir, `pod${i}`) },
-      leak: { window: '8s', minGrowth: '1mb/min', action: 'warn' },
+      leak: { window: '8s', minGrowth: '1mb/min', action: 'warn', warmUp: '0s' },
     });
     return startCli(t, [LEAKY, '-c', cfg], { env: { PORT: String(await freePort()), LEAK_MB_PER_MIN: '30', CHURN_MB_PER_SEC: '1' } });
   }));

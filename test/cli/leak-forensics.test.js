@@ -9,7 +9,7 @@ const MINUTES = 60_000;
 test('a heap leak hidden among churn: leak.warning names cacheUser in users.js, not buildReport; inspect shows the same', async (t) => {
   t.timeout(4 * MINUTES);
   // Only what this test needs differs from the defaults: one worker, no metrics port.
-  const cfg = writeConfig(t, { workers: 1, metrics: false });
+  const cfg = writeConfig(t, { workers: 1, metrics: false, leak: { warmUp: '0s' } }); // no warm-up hold: this is about the sites
   const run = startCli(t, [app('sites/server.js'), '-c', cfg], { env: { PORT: String(await freePort()) } });
   const ready = await run.waitFor((e) => e.event === 'worker.ready', { what: 'ready' });
   const ev = await run.waitFor((e) => e.event === 'leak.warning' && e.kind === 'heap', { what: 'the heap leak named', timeout: 3 * MINUTES });

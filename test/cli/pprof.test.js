@@ -35,7 +35,7 @@ test('a named heap leak leaves a pprof profile whose top is the leaking function
   const [mport, appPort] = await Promise.all([freePort(), freePort()]);
   const cfg = writeConfig(t, {
     workers: 1, pollInterval: '250ms', metrics: `127.0.0.1:${mport}`, diagnose: { dir: diag },
-    leak: { window: '8s', minGrowth: '1mb/min', action: 'warn' },
+    leak: { window: '8s', minGrowth: '1mb/min', action: 'warn', warmUp: '0s' },
   });
   const run = startCli(t, [LEAKY, '-c', cfg], { env: { PORT: String(appPort), ...APP } });
   const ready = await run.waitFor((e) => e.event === 'worker.ready', { what: 'ready' });

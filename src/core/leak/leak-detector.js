@@ -6,7 +6,7 @@
 
 import { LEAK_KINDS } from '../../constants.js';
 import { growth, levelShift, projectTimeToLimit, windowBaseline, firstIndexSince } from '../forecast/trend.js';
-import { childCommands } from '../sites/child-commands.js';
+import { commandsOf } from './children-trend.js';
 
 /** @typedef {import('../forecast/sample-window.js').SampleWindow} SampleWindow */
 
@@ -169,20 +169,13 @@ export function detectLeak(window, { leak, limits, now, pollInterval = 1000, sta
     projectedLimitInSec: projected,
     windowMs,
     confidence: basis.r2 * basis.rising,
-    ...(kind === 'children' ? commandsOf(samples, now - windowMs) : {}),
+    ...(kind === 'children' ? childrenOf(samples, now - windowMs) : {}),
   };
 }
 
 // The children's commands over the window, where the agent read them: what the leak is made of.
-function commandsOf(samples, since) {
-  let older = null;
-  let newer = null;
-  for (const s of samples) {
-    if (!s.childCommands || s.t < since) continue;
-    older ??= s;
-    newer = s;
-  }
-  const list = childCommands(older && { t: older.t, commands: older.childCommands }, newer && { t: newer.t, commands: newer.childCommands });
+function childrenOf(samples, since) {
+  const list = commandsOf(samples.slice(firstIndexSince(samples, since)));
   return list.length ? { commands: list } : {};
 }
 

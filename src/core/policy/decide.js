@@ -17,6 +17,8 @@ import { detectHandleLeak } from '../leak/handle-trend.js';
 import { projectTimeToLimit } from '../forecast/trend.js';
 import { memoryOf } from '../forecast/memory-of.js';
 import { confirmedExternalLeak } from '../leak/external-leak.js';
+import { detectChildrenLeak } from '../leak/children-trend.js';
+import { heldAsWarmUp, learnLeak, forgetAtReload } from '../leak/warm-up.js';
 
 /**
  * @typedef {object} WorkerPolicy  what the policy remembers of one worker
@@ -31,8 +33,9 @@ import { confirmedExternalLeak } from '../leak/external-leak.js';
  * @property {import('../leak/heap-confirm.js').ConfirmPoint[]} points  its heap after full GCs, newest last
  *
  * @typedef {object} PolicyState
- * @property {{streak:number, heldUntil:number}[]} slots  per slot: consecutive young workers over a
- *   limit, and a failed recycle's cooldown (judged for nothing until then, remembered still)
+ * @property {{streak:number, heldUntil:number, leaked:{id:number, kind:string}|null}[]} slots  per slot: consecutive young workers over a
+ *   limit, a failed recycle's cooldown (judged for nothing until then, remembered still), and the
+ *   earliest worker of the code now running that leaked (its replacements are not held as warming up)
  * @property {Record<number, WorkerPolicy>} workers  by worker id (never pid: pids are reused), serving workers only
  * @property {string[]} advised         advice codes already given (once per supervisor run)
  *
@@ -40,6 +43,7 @@ import { confirmedExternalLeak } from '../leak/external-leak.js';
  * @property {number} id @property {number} slot @property {number} pid
  * @property {number} startedAt @property {number} readyAt @property {number} lastReplyAt
  * @property {number} jitterDraw
+ * @property {boolean} [fromReload]  started by a reload (core/leak/warm-up.js forgets the slot's leak)
  * @property {import('../forecast/sample-window.js').SampleWindow} window
  *
  * @typedef {{level:'info'|'warn'|'error', fields:{event:string}&object}} Notice  data: the report
@@ -83,6 +87,7 @@ export function decide(state, workers, now, ctx) {
     const mine = { ...(state.workers[w.id] ?? newWorkerPolicy()) };
     next.workers[w.id] = mine;
     const slotState = next.slots[w.slot] ??= newSlotPolicy();
+    forgetAtReload(slotState, w);
     if (now < slotState.heldUntil || (ctx.only && !ctx.only.has(w.id))) continue;
     mine.judged = judge(w, mine.judged, now, ctx, next.advised);
     adviceNotices(w, mine.judged.advice, next.advised, notices);
@@ -200,13 +205,14 @@ function workerVerdict(w, mine, slotState, now, config, notices) {
     return v;
   }
   if (v) return v;
-  return leakVerdict(w, mine, now, config, notices);
+  return leakVerdict(w, mine, slotState, now, config, notices);
 }
 
 // A leak recycles (action 'recycle') or is said once per leak window (action 'warn'). A leak found
-// early (confirmed by full GCs, or handles climbing) is said at once; with action 'recycle' the
-// worker goes once it has leaked for a whole leak window, or sooner when a limit is nearer than that.
-function leakVerdict(w, mine, now, config, notices) {
+// early (confirmed by full GCs, handles or children climbing) is said at once, past a young
+// worker's warm-up (core/leak/warm-up.js); with action 'recycle' the worker goes once it has leaked
+// for a whole leak window, or sooner when a limit is nearer than that.
+function leakVerdict(w, mine, slotState, now, config, notices) {
   const { leak, limits, pollInterval } = config;
   if (!leak) return null;
   // Warm-up (caches filling after start) must not read as a leak: judged from readiness on.
@@ -214,13 +220,13 @@ function leakVerdict(w, mine, now, config, notices) {
   let found = detectLeak(w.window, { leak, limits, now, pollInterval, startedAt });
   let early = false;
   if (!found) {
-    found = confirmedHeapLeak(w, mine, limits, leak.minGrowth)
-      ?? confirmedExternalLeak(mine.points, mine.confirm, { minGrowth: leak.minGrowth, rssLimit: limits?.rss ?? null, treeRss: memoryOf(w.window.last()) })
+    found = (heldAsWarmUp(w, slotState, now, leak.warmUp) ? null : fastLeak(w, mine, now, config, startedAt))
       ?? detectHandleLeak(w.window, { now, startedAt });
     if (!found) return null;
     early = true;
     if (found.kind === LEAK_KINDS.HEAP || found.kind === LEAK_KINDS.EXTERNAL) mine.confirm = { ...mine.confirm, confirmedAt: mine.confirm.confirmedAt ?? now };
   }
+  learnLeak(slotState, w, found.kind);
   const explained = explainLeak(found);
   // A leak said again by its window (which names no sites) is the leak its confirmation named:
   // it keeps the sites it was named with, so a reader never sees them come and go tick by tick.
@@ -245,6 +251,13 @@ function leakVerdict(w, mine, now, config, notices) {
     ...(found.sites ? { sites: found.sites } : {}), ...(found.confirm ? { confirm: found.confirm } : {}), ...(found.commands ? { commands: found.commands } : {}),
     trend: { field: found.field, growthBytesPerSec: explained.growthBytesPerSec, r2: round2(found.r2), windowMs: found.windowMs, projectedLimitInSec: explained.projectedLimitInSec },
   };
+}
+
+// The leaks named before a window has passed, of the kinds a warm-up can look like.
+function fastLeak(w, mine, now, { leak, limits }, startedAt) {
+  return confirmedHeapLeak(w, mine, limits, leak.minGrowth)
+    ?? confirmedExternalLeak(mine.points, mine.confirm, { minGrowth: leak.minGrowth, rssLimit: limits?.rss ?? null, treeRss: memoryOf(w.window.last()) })
+    ?? detectChildrenLeak(w.window, { now, startedAt, minGrowth: leak.minGrowth });
 }
 
 function confirmedHeapLeak(w, mine, limits, minGrowth) {
@@ -272,6 +285,7 @@ export function explainLeak(found) {
     r2: round2(found.r2 ?? 0),
   };
   if (found.kind === LEAK_KINDS.HANDLES) Object.assign(out, { growthPerSec: found.growthPerSec, types: found.types });
+  if (found.processesPerMin != null) Object.assign(out, { processesPerMin: found.processesPerMin, children: found.children });
   if (found.sites) out.sites = found.sites;
   else if (found.sitesUnavailable) out.sitesUnavailable = found.sitesUnavailable;
   if (found.confirm) out.confirm = found.confirm;

@@ -2,6 +2,7 @@
 // decision: the recycler and the heap prober report outcomes as data (this file's vocabulary),
 // and only decide's state remembers them. Pure: the state in is never written.
 import { newConfirmState } from '../leak/heap-confirm.js';
+import { learnRecycle } from '../leak/warm-up.js';
 
 /** The kinds of outcome the act step reports. */
 export const OUTCOME = Object.freeze({
@@ -33,7 +34,7 @@ export function newWorkerPolicy() {
 
 /** A fresh record of what the policy remembers of one slot across its workers. */
 export function newSlotPolicy() {
-  return { streak: 0, heldUntil: 0, recycles: [], named: null };
+  return { streak: 0, heldUntil: 0, recycles: [], named: null, leaked: null };
 }
 
 /**
@@ -62,6 +63,7 @@ export function absorb(state, outcomes) {
         const slot = { ...newSlotPolicy(), ...slots[o.slot] };
         const { type, slot: _slot, id: _id, ...recycle } = o;
         slot.recycles = [...(slot.recycles ?? []), recycle].slice(-KEEP_RECYCLES);
+        learnRecycle(slot, o);
         slots[o.slot] = slot;
         break;
       }

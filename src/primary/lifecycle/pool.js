@@ -78,7 +78,7 @@ export class Pool extends WorkerRecords {
       pending: new Map(),
       // What it runs, by real paths (what a `current` symlink pointed at when it was forked), and
       // whether that is the pinned code rather than the configured script.
-      script: from.script, cwd: from.realCwd, pinned: from.pinned,
+      script: from.script, cwd: from.realCwd, pinned: from.pinned, fromReload: newCode,
       // Set at its exit: {code, signal} and when; outputDone settles once its stdout and stderr
       // are closed, so its stderr tail is whole.
       exitStatus: null, exitedAt: null, outputDone: null,

@@ -24,6 +24,7 @@ import { transition } from '../../core/worker-state.js';
  * @property {object} [heldBy]  what the agent said held it, asked just before a forced kill
  * @property {{pid:number,start:number|null}[]} tree  processes to kill with it
  * @property {number|null} procStart  the worker's start time, told to the orphan guard
+ * @property {boolean} fromReload  started by a reload: the new code the slot's history does not know
  * @property {string} stderrTail
  * @property {{polls:number, pssBase:object|null}} probe  the poller's memory of this worker
  * @property {Promise<{code:number|null, signal:string|null}>} exited

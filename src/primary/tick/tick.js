@@ -76,7 +76,7 @@ export function pollGroups(slots) {
 /** The current, ready worker of each slot, as the decision sees it: a view of its record. */
 export function servingWorkers(pool) {
   return pool.serving().map((rec) => ({
-    id: rec.id, slot: rec.slot, pid: rec.pid, startedAt: rec.startedAt, readyAt: rec.readyAt, lastReplyAt: rec.lastReplyAt,
+    id: rec.id, slot: rec.slot, pid: rec.pid, startedAt: rec.startedAt, readyAt: rec.readyAt, lastReplyAt: rec.lastReplyAt, fromReload: rec.fromReload,
     jitterDraw: rec.jitterDraw, window: rec.window,
   }));
 }
