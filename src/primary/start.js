@@ -13,8 +13,17 @@ import { startControlServer } from '../control/server.js';
 import { Supervisor } from './supervisor.js';
 import { handleSignals } from './signals.js';
 
-/** Run a validated config until it stops. */
-export async function runSupervisor(config, { loadConfig: reload = null } = {}) {
+/**
+ * Run a validated config until it stops.
+ * `streams` (`nodesup check`): where the log (a Writable or a file descriptor) and the app's stdout
+ * and stderr go instead of this process's own stdout and stderr. `beforeStart` is handed the
+ * running supervisor's surface before the first worker forks, so a caller hears every event;
+ * its `stop` joins a stop under way.
+ * @param {import('../types.js').Config} config
+ * @param {{loadConfig?: (() => Promise<object>)|null, streams?: {log?: NodeJS.WritableStream|number, stdout?: NodeJS.WritableStream, stderr?: NodeJS.WritableStream}|null,
+ *   beforeStart?: ((run: {events: import('node:events').EventEmitter, api: import('./api.js').SupervisorApi, stop: (why: string) => Promise<void>, fatal: () => Error|null}) => void)|null}} [options]
+ */
+export async function runSupervisor(config, { loadConfig: reload = null, streams = null, beforeStart = null } = {}) {
   const dir = runDir();
   ensureRunDir(dir);
   // With --tui the screen is ours: logs and the app's own output go to one file beside the socket.
@@ -23,9 +32,10 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
   let sup = null;
   const dropped = (stream) => (lines, bytes) => sup?.log('warn', { event: EVENTS.OUTPUT_DROPPED, stream, lines, bytes },
     `${lines} lines of app output were dropped while ${stream} was not read`);
-  const out = openSink(logFd ?? process.stdout, { onRecovered: dropped('stdout') });
-  const err = logFd === null ? openSink(process.stderr, { onRecovered: dropped('stderr') }) : out;
-  const logger = createLogger({ level: config.log.level, format: config.log.format, name: config.name, destination: out.stream });
+  const out = openSink(logFd ?? streams?.stdout ?? process.stdout, { onRecovered: dropped('stdout') });
+  const err = logFd === null ? openSink(streams?.stderr ?? process.stderr, { onRecovered: dropped('stderr') }) : out;
+  const logTo = streams?.log != null ? openSink(streams.log) : out;
+  const logger = createLogger({ level: config.log.level, format: config.log.format, name: config.name, destination: logTo.stream });
   sup = new Supervisor(config, { output: { stdout: out, stderr: err, prefix: config.log.format === 'pretty' }, loadConfig: reload });
 
   logEvents(sup.events, logger);
@@ -48,6 +58,8 @@ export async function runSupervisor(config, { loadConfig: reload = null } = {}) 
 
   // Under --tui a SIGHUP means the terminal closed, not "reload": the screen handles it.
   const unhook = handleSignals(sup, { hangupStops: config.tui });
+  // A stop the caller asks for joins one under way (a signal's) rather than forcing it.
+  beforeStart?.({ events: sup.events, api: sup.api, stop: (why) => sup.stopping ?? sup.stop(why), fatal: () => sup.fatal });
   sup.start();
   if (config.tui) runTui(sup, sup.api);
   await sup.done;
