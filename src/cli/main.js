@@ -5,6 +5,7 @@ import { hideBin } from 'yargs/helpers';
 import { EXIT } from '../errors.js';
 import * as start from './commands/start.js';
 import * as init from './commands/init.js';
+import * as check from './commands/check.js';
 import { controlCommands } from './commands/control.js';
 
 const argv = hideBin(process.argv);
@@ -13,10 +14,11 @@ const cli = yargs(argv)
   .scriptName('nodesup')
   .usage('$0 <command> [options]')
   .command(start)
-  .command(init);
+  .command(init)
+  .command(check);
 for (const c of controlCommands) cli.command(c);
 cli
-  .demandCommand(1, 'nodesup: name a command: start, status, reload, recycle, inspect, stop or init')
+  .demandCommand(1, 'nodesup: name a command: start, check, status, reload, recycle, inspect, stop or init')
   .strict()
   .parserConfiguration({ 'populate--': true })
   .help()

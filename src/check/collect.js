@@ -1,0 +1,63 @@
+// What the check keeps of a running supervisor, heard on its event stream and never asked of its
+// parts: the events a verdict reads, the last tick's judgements, the requests each worker
+// answered, and when every worker was first ready, or why one could not be.
+import { EVENTS } from '../constants.js';
+import { RETAINERS_EVENT } from './verdict.js';
+
+// The events a verdict or the report reads; the rest (samples, advice) is not kept.
+const KEPT = new Set([
+  EVENTS.WORKER_SPAWN, EVENTS.WORKER_READY, EVENTS.WORKER_EXIT, EVENTS.WORKER_RECYCLE, EVENTS.LEAK_WARNING,
+  EVENTS.LIMIT_BELOW_BASELINE, EVENTS.RECYCLE_FAILED, RETAINERS_EVENT,
+]);
+// A worker that misses its readyTimeout is killed by the supervisor (primary/lifecycle/starts.js);
+// this is only a net under that, should its exit never come.
+const READY_NET_MS = 15_000;
+
+/**
+ * @param {{workers:number, readyTimeoutMs:number, now?:() => number}} o
+ */
+export function newCollector({ workers, readyTimeoutMs, now = Date.now }) {
+  const events = [];
+  const requests = new Map();
+  const pids = new Set();
+  const readySlots = new Set();
+  let judgements = null;
+  let settle;
+  /** {ok:true} once every slot has had a ready worker, or {ok:false, exit} at the first exit before that */
+  const ready = new Promise((resolve) => { settle = resolve; });
+  let readyDone = false;
+  const finish = (r) => { if (!readyDone) { readyDone = true; clearTimeout(net); settle(r); } };
+  const net = setTimeout(() => finish({ ok: false, exit: null }), readyTimeoutMs + READY_NET_MS);
+  net.unref();
+  let stopping = null;
+  const stopped = new Promise((resolve) => { stopping = resolve; });
+
+  const onEvent = (fields, { time }) => {
+    if (!KEPT.has(fields.event)) return;
+    events.push({ ...fields, time });
+    if (fields.event === EVENTS.WORKER_SPAWN) pids.add(fields.pid);
+    if (fields.event === EVENTS.WORKER_READY) {
+      readySlots.add(fields.slot);
+      if (readySlots.size >= workers) finish({ ok: true });
+    }
+    if (fields.event === EVENTS.WORKER_EXIT) finish({ ok: false, exit: fields });
+  };
+  const onSample = (x) => {
+    if (typeof x.sample?.requests === 'number') requests.set(x.id, Math.max(requests.get(x.id) ?? 0, x.sample.requests));
+  };
+  return {
+    ready,
+    /** Settles when the supervisor begins to stop, whoever asked. */
+    stopped,
+    listen(emitter) {
+      emitter.on('event', onEvent);
+      emitter.on('sample', onSample);
+      emitter.on('judged', (list) => { judgements = list; });
+      emitter.once('stopping', () => stopping(now()));
+    },
+    events: () => events,
+    judgements: () => judgements,
+    requests: () => (requests.size ? [...requests.values()].reduce((a, b) => a + b, 0) : null),
+    workerPids: () => [...pids],
+  };
+}
