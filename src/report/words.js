@@ -7,7 +7,7 @@ import { clean } from './status/ansi.js';
 import { growthPerMinute } from './status/status-columns.js';
 import { adviceText } from './advice-words.js';
 import { describeSite } from './site-words.js';
-import { describeHandles } from './resource-words.js';
+import { describeHandles, describeCommands } from './resource-words.js';
 import { failureWords, reloadSummary } from './control-words.js';
 
 // The one wording of a site: the log and the status pane name a leak's site alike.
@@ -35,7 +35,7 @@ export function describeRecycle(ev) {
 export function describeLeak(leak) {
   if (leak.kind === LEAK_KINDS.HANDLES) return `handles leak: ${leak.summary ?? describeHandles(leak.types ?? [])}`;
   const site = leak.sites?.[0];
-  const where = site ? `, mostly from ${describeSite(site)}` : '';
+  const where = site ? `, mostly from ${describeSite(site)}` : leak.commands?.length ? `, left running: ${describeCommands(leak.commands.slice(0, 1))}` : '';
   const rate = `${formatBytes(Math.round((leak.growthBytesPerSec ?? 0) * 60))}/min`;
   if (leak.workersInRow) return `${leak.workersInRow} workers in a row filled at ~${rate} (${leak.kind})${where}`;
   return `${leak.kind} grows ${rate}${where}`;

@@ -28,6 +28,8 @@ test('a leak is worded from its fields: kind, rate per minute and the first site
   t.is(describeLeak({ kind: LEAK_KINDS.HEAP, growthBytesPerSec: 2 * MiB / 60, sites: [{ fn: 'cachePage', file: 'lib/pages.js', line: 9 }] }),
     'heap grows 2.0 MiB/min, mostly from cachePage (lib/pages.js:9)');
   t.is(describeLeak({ kind: LEAK_KINDS.HANDLES, summary: 'Timeout +3/s' }), 'handles leak: Timeout +3/s');
+  t.is(describeLeak({ kind: LEAK_KINDS.CHILDREN, growthBytesPerSec: 288 * MiB / 60, commands: [{ command: 'chromium --headless', count: 15, perMin: 6 }, { command: 'sh', count: 1, perMin: 0 }] }),
+    'children grows 288 MiB/min, left running: chromium --headless ×15 (+6/min)');
   t.is(describeLeak({ kind: LEAK_KINDS.HANDLES, types: [{ type: 'Timeout', perSec: 3, count: 90 }] }), 'handles leak: Timeout +3/s', 'from its types, as the core gives it');
 });
 

@@ -35,13 +35,13 @@ export function detectChildrenLeak(window, { now, startedAt = null, minGrowth })
   if (last.children - first.children < C.minRise) return null;
   if (last.children < C.atTop * Math.max(...samples.map((s) => s.children))) return null;
   const count = linearTrend(samples.map((s) => [s.t, s.children]));
-  if (!count || count.slope * 60_000 < C.minPerMin || count.r2 < C.r2) return null;
+  if (!count || count.slope * 60 < C.minPerMin || count.r2 < C.r2) return null;
   const rss = linearTrend(samples.map((s) => [s.t, s.childrenRss]));
-  if (!rss || rss.slope * 1000 < C.memory * minGrowth) return null;
+  if (!rss || rss.slope < C.memory * minGrowth) return null;
   const commands = commandsOf(samples);
   return {
-    kind: LEAK_KINDS.CHILDREN, field: 'childrenRss', growthBytesPerSec: rss.slope * 1000,
-    processesPerMin: Math.round(count.slope * 600_000) / 10, children: last.children,
+    kind: LEAK_KINDS.CHILDREN, field: 'childrenRss', growthBytesPerSec: rss.slope,
+    processesPerMin: Math.round(count.slope * 600) / 10, children: last.children,
     r2: count.r2, confidence: count.r2, windowMs: last.t - first.t,
     ...(commands.length ? { commands } : {}),
   };

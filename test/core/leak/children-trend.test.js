@@ -21,9 +21,9 @@ function windowOf(children, { mb = () => 48, seconds = 120 } = {}) {
 }
 
 const TABLE = [
-  // [title, children at s, MiB each, a leak?]
-  ['one helper every 10 s, never ended', (s) => Math.floor(s / 10), undefined, true],
-  ['one helper every 20 s, never ended', (s) => Math.floor(s / 20), undefined, true],
+  // [title, children at s, MiB each, a leak? (its processes a minute)]
+  ['one helper every 10 s, never ended', (s) => Math.floor(s / 10), undefined, 6],
+  ['one helper every 20 s, never ended', (s) => Math.floor(s / 20), undefined, 3],
   ['a pool of 4 that filled in the first 20 s and holds', (s) => Math.min(4, Math.floor(s / 5)), undefined, false],
   ['helpers that end after their 3 s job (one every 2 s)', (s) => (s % 2 === 0 ? 2 : 1), undefined, false],
   ['a burst of 12 that drains', (s) => (s < 60 ? Math.floor(s / 5) : Math.max(0, 12 - (s - 60))), undefined, false],
@@ -34,10 +34,12 @@ for (const [title, children, mb, leak] of TABLE) {
   test(`detectChildrenLeak: ${title} → ${leak ? 'a leak' : 'nothing'}`, (t) => {
     const { window, now } = windowOf(children, { mb });
     const found = detectChildrenLeak(window, { now, startedAt: T0, minGrowth: MIN_GROWTH });
-    t.is(found !== null, leak, JSON.stringify(found));
+    t.is(found !== null, Boolean(leak), JSON.stringify(found));
     if (found) {
       t.is(found.kind, 'children');
-      t.true(found.growthBytesPerSec >= MIN_GROWTH);
+      t.true(Math.abs(found.processesPerMin - leak) <= 0.1 * leak, String(found.processesPerMin));
+      const bytesPerSec = (leak * 48 * MiB) / 60;
+      t.true(Math.abs(found.growthBytesPerSec - bytesPerSec) <= 0.1 * bytesPerSec, String(found.growthBytesPerSec));
       t.is(found.children, children(120));
       t.is(found.commands[0].command, HELPER);
       t.true(found.commands[0].perMin > 0);
