@@ -79,6 +79,7 @@ export const EXPECTED = {
   // native-gap advice must come, saying flat (rising: false).
   'allocator-retention': { healthy: true, advice: ['native-gap'], rising: false },
   'child-leak': { kind: 'children' },
+  'child-healthy': { healthy: true },
   'fd-leak': { advice: ['fd-growth', 'handles'], kind: 'handles' },
   // Unref'd idle keep-alive sockets: only the fds climb, named by what they are (TCP to the upstream).
   'agent-per-request': { kind: 'handles', types: ['fd'] },
