@@ -1,0 +1,80 @@
+// A candidate holder in the words of the report: its path from the scope that declares it, its
+// name, its declaring file and line, its package, and where its elements' constructor lives.
+import { NONE } from './graph.js';
+import { chainToHead, pathNames } from './naming.js';
+import { kindOf } from './holders.js';
+
+const MAX_NAME_PARTS = 4;
+
+/**
+ * @typedef {object} Description
+ * @property {string[]} path   e.g. ['(module) app.js', 'recentRequests', 'Array']
+ * @property {{ name: string, file?: string, line?: number, package?: string }} holder
+ * @property {string} [holderFile] the file of the declaring scope, as displayed
+ * @property {{ file: string, line: number } | null} elementSite  the elements' constructor (or function)
+ */
+
+/**
+ * @param {import('./graph.js').Graph} g @param {import('./scripts.js').Scripts} scripts
+ * @param {import('./holders.js').Candidate} cand
+ * @returns {Description}
+ */
+export function describe(g, scripts, cand) {
+  const chain = chainToHead(g, cand.holder);
+  const names = pathNames(g, chain);
+  const type = kindOf(g, cand.holder);
+  const head = headOf(g, scripts, chain);
+  const holder = { name: holderName(names, type) };
+  if (head.script) {
+    holder.file = scripts.display(head.script);
+    const line = (IDENT.test(names[0] ?? '') && scripts.declarationLine(head.script, names[0])) || head.line;
+    if (line > 0) holder.line = line;
+    const pkg = scripts.packageOf(head.script);
+    if (pkg) holder.package = pkg.version ? `${pkg.name}@${pkg.version}` : pkg.name;
+  }
+  return { path: [head.label, ...names, type], holder, holderFile: holder.file, elementSite: elementSite(g, scripts, cand.sample) };
+}
+
+const IDENT = /^[A-Za-z_$][\w$]*$/;
+
+/** `bus._events.request`, `sessions[]`, or the holder's type when nothing names it. */
+function holderName(names, type) {
+  const parts = names.slice(-MAX_NAME_PARTS);
+  const text = parts.reduce((s, n) => (n.startsWith('[') ? s + n : s ? `${s}.${n}` : n), '');
+  return text || type;
+}
+
+/** The head of the path: which scope declares the first name. */
+function headOf(g, scripts, chain) {
+  if (chain.kind === 'global') return { label: '(global)', script: '', line: 0 };
+  let ctx = chain.node;
+  if (chain.kind === 'export') ctx = moduleContextOfCell(g, chain.node);
+  const site = ctx === NONE || chain.kind === 'unknown' ? null : scripts.contextSite(ctx);
+  if (!site) return { label: chain.kind === 'unknown' ? '(internal)' : `(${chain.kind === 'closure' ? 'closure' : 'module'})`, script: '', line: 0 };
+  const label = `(${chain.kind === 'closure' ? 'closure' : 'module'}) ${scripts.display(site.script)}`;
+  return { label, script: site.script, line: site.line };
+}
+
+/** An export's Cell → the module's exports table → the module → the module's own Context. */
+function moduleContextOfCell(g, cell) {
+  for (let r = g.firstRetainer[cell]; r < g.firstRetainer[cell + 1]; r++) {
+    const table = g.retainers[r];
+    for (let k = g.firstRetainer[table]; k < g.firstRetainer[table + 1]; k++) {
+      const mod = g.retainers[k];
+      if (g.name(mod) !== 'system / SourceTextModule') continue;
+      for (let c = g.firstRetainer[mod]; c < g.firstRetainer[mod + 1]; c++) {
+        const ctx = g.retainers[c];
+        if (g.child(ctx, 'extension') === mod) return ctx;
+      }
+    }
+  }
+  return NONE;
+}
+
+/** Where the elements come from: the constructor of an object, or the function itself. */
+function elementSite(g, scripts, sample) {
+  const loc = g.location(sample);
+  if (!loc) return null;
+  const script = scripts.scriptName(loc.scriptId);
+  return script ? { file: scripts.display(script), line: loc.line + 1 } : null;
+}
