@@ -1,6 +1,7 @@
 // What the check keeps of a running supervisor, heard on its event stream and never asked of its
 // parts: the events a verdict reads, the last tick's judgements, the requests each worker
-// answered, and when every worker was first ready, or why one could not be.
+// answered, when each worker last had a confirmation point taken, and when every worker was
+// first ready, or why one could not be.
 import { EVENTS } from '../constants.js';
 import { RETAINERS_EVENT } from './verdict.js';
 
@@ -22,6 +23,8 @@ export function newCollector({ workers, readyTimeoutMs, now = Date.now }) {
   const pids = new Set();
   const readySlots = new Set();
   let judgements = null;
+  /** by worker id: its confirmation point count, and when that count last moved */
+  const points = new Map();
   let settle;
   /** {ok:true} once every slot has had a ready worker, or {ok:false, exit} at the first exit before that */
   const ready = new Promise((resolve) => { settle = resolve; });
@@ -42,6 +45,13 @@ export function newCollector({ workers, readyTimeoutMs, now = Date.now }) {
     }
     if (fields.event === EVENTS.WORKER_EXIT) finish({ ok: false, exit: fields });
   };
+  // When a worker last had a confirmation point taken: points a spacing apart are a confirmation
+  // under way, the supervisor still deciding.
+  const pointAt = (j) => {
+    const seen = points.get(j.id);
+    if (!seen || seen.n !== j.points) points.set(j.id, { n: j.points, at: seen || j.points > 0 ? now() : null });
+    return points.get(j.id).at;
+  };
   const onSample = (x) => {
     if (typeof x.sample?.requests === 'number') requests.set(x.id, Math.max(requests.get(x.id) ?? 0, x.sample.requests));
   };
@@ -52,7 +62,7 @@ export function newCollector({ workers, readyTimeoutMs, now = Date.now }) {
     listen(emitter) {
       emitter.on('event', onEvent);
       emitter.on('sample', onSample);
-      emitter.on('judged', (list) => { judgements = list; });
+      emitter.on('judged', (list) => { judgements = list.map((j) => ({ ...j, pointAt: pointAt(j) })); });
       emitter.once('stopping', () => stopping(now()));
     },
     events: () => events,

@@ -10,6 +10,7 @@ export const DETECTORS = Object.freeze({
   spacingMs: 20_000, // CONFIRM.spacingMs: between two confirmation points
   points: 4, // CONFIRM.points: points a heap or external verdict needs
   handleWindowMs: 30_000, // HANDLE_THRESHOLDS.windowMs: how long handles must climb
+  childrenWindowMs: 90_000, // CHILDREN_THRESHOLDS.windowMs: how long the process count must climb
   windowWarmup: 1, // LEAK_THRESHOLDS.warmup: leak windows after ready that a window verdict does not judge
   settleMs: 5 * 60_000, // LEAK_THRESHOLDS.settleMs: native memory is not named before this age
   warmUpMs: 150_000, // leak.warmUp's default: a rise from boot is not named before this long after ready
@@ -27,9 +28,9 @@ export const CONFIRMATION_MS = DETECTORS.points * DETECTORS.spacingMs;
 
 /**
  * Seconds after ready by which each kind of leak present from boot would have been named.
- * heap and external by a confirmation (after the warm-up hold), handles by their climb; native,
- * children and unexplained RSS by the leak window's verdict, (warmup + 1) × leak.window, native
- * and RSS also past their settle time.
+ * heap and external by a confirmation, children by their climb, both after the warm-up hold;
+ * handles by their climb (not held); native memory and unexplained RSS by the leak window's
+ * verdict, (warmup + 1) × leak.window, and not before their settle time.
  * @param {{leak: false|{window:number, warmUp?:number}, pollInterval:number}} config
  * @returns {Record<string, number>|null}  null when leak detection is off
  */
@@ -44,7 +45,7 @@ export function judgingTimes(config) {
     [LEAK_KINDS.HEAP]: s(early),
     [LEAK_KINDS.EXTERNAL]: s(early),
     [LEAK_KINDS.HANDLES]: s(T.handleWindowMs + 2 * config.pollInterval + MARGIN_MS),
-    [LEAK_KINDS.CHILDREN]: s(windowed),
+    [LEAK_KINDS.CHILDREN]: s(Math.max(warmUp, T.childrenWindowMs + 2 * config.pollInterval) + MARGIN_MS),
     [LEAK_KINDS.NATIVE]: s(Math.max(windowed, T.settleMs)),
     [LEAK_KINDS.RSS]: s(Math.max(windowed, T.settleMs)),
   };
@@ -52,3 +53,6 @@ export function judgingTimes(config) {
 
 /** The kinds a check reports on, in the order its report and JUnit cases list them. */
 export const CHECKED_KINDS = Object.freeze([LEAK_KINDS.HEAP, LEAK_KINDS.EXTERNAL, LEAK_KINDS.HANDLES, LEAK_KINDS.NATIVE, LEAK_KINDS.CHILDREN, LEAK_KINDS.RSS]);
+
+/** The kinds named before a leak window has passed: a run shorter than their time judged nothing. */
+export const EARLY_KINDS = Object.freeze([LEAK_KINDS.HEAP, LEAK_KINDS.EXTERNAL, LEAK_KINDS.HANDLES, LEAK_KINDS.CHILDREN]);

@@ -4,7 +4,7 @@
 // The supervisor names every leak; this only reads its verdicts, and says when the run was too
 // short for any verdict to have come, rather than guess.
 import { EVENTS, LEAK_KINDS, MEMORY_REASONS, REASONS } from '../constants.js';
-import { judgingTimes, CONFIRMATION_MS, DETECTORS } from './judging-time.js';
+import { judgingTimes, CONFIRMATION_MS, DETECTORS, EARLY_KINDS } from './judging-time.js';
 
 /** What a check came to, and its exit status. */
 export const RESULTS = Object.freeze({
@@ -44,7 +44,8 @@ export const RETAINERS_EVENT = 'worker.retainers';
 /**
  * @param {object} run
  * @param {object[]} run.events  the supervisor's events in order, each its fields and `time` (ms)
- * @param {object[]|null} run.judgements  the last tick's WorkerJudgement list (core/policy/decide.js)
+ * @param {object[]|null} run.judgements  the last tick's WorkerJudgement list (core/policy/decide.js),
+ *   each with `pointAt`: when its count of confirmation points last rose (null: not during the run)
  * @param {{leak: false|{window:number, minGrowth:number, warmUp?:number}, pollInterval:number}} run.config
  * @param {number|null} run.startedAt  when every worker was ready (the load began)
  * @param {number} run.endedAt  when the load ended, or the duration
@@ -63,7 +64,7 @@ export function verdictOf({ events, judgements, config, startedAt, endedAt, fail
   if (leaks.length || memory.length) return { ...RESULTS.FAIL, ...base, judged: judgedKinds(judgeAfterS, ranS) };
   if (failure) return { ...RESULTS.ERROR, ...base };
   if (!judgeAfterS) return { ...RESULTS.PASS, ...base, notes: [...notes, { code: 'leak-off' }] };
-  const short = shortBy(judgeAfterS, ranS, judgements, config);
+  const short = shortBy(judgeAfterS, ranS, judgements, config, endedAt);
   if (short) return { ...RESULTS.TOO_SHORT, ...base, tooShort: true, suggestDurationS: short.suggestS, notes: [...notes, short.note] };
   const judged = judgedKinds(judgeAfterS, ranS);
   const unjudged = Object.keys(judged).filter((k) => !judged[k]);
@@ -77,14 +78,17 @@ function judgedKinds(judgeAfterS, ranS) {
   return Object.fromEntries(Object.entries(judgeAfterS).map(([k, s]) => [k, ranS >= s]));
 }
 
-// Too short: the run ended before a leak from boot could be named, or while a worker's post-GC heap
-// still rose as fast as starts a confirmation. A rise that outlived the warm-up hold and a
-// confirmation's span is a leak the next run will name; one that stops was a warm-up.
-function shortBy(judgeAfterS, ranS, judgements, config) {
-  const fastS = Math.max(judgeAfterS[LEAK_KINDS.HEAP], judgeAfterS[LEAK_KINDS.EXTERNAL], judgeAfterS[LEAK_KINDS.HANDLES]);
+// Too short: the run ended before a leak from boot could be named, or while the supervisor was
+// still confirming one: a worker's post-GC heap rising as fast as starts a confirmation, and its
+// points being taken (one within a spacing and a half of the end). The polled floor alone wanders
+// (a healthy app's read +0.9 MiB/min over its first two minutes here): points under way say the
+// supervisor itself had not decided. A rise that lasts is named by the next run; a warm-up stops.
+function shortBy(judgeAfterS, ranS, judgements, config, endedAt) {
+  const fastS = Math.max(...EARLY_KINDS.map((k) => judgeAfterS[k]));
   if (ranS < fastS) return { suggestS: fastS, note: { code: 'too-short', ranS, needS: fastS } };
   const bar = DETECTORS.suspect * config.leak.minGrowth;
-  const rising = (judgements ?? []).filter((j) => !j.leak && (j.judged?.trend?.heapPerSec ?? 0) >= bar);
+  const confirming = (j) => j.pointAt != null && endedAt - j.pointAt <= 1.5 * DETECTORS.spacingMs;
+  const rising = (judgements ?? []).filter((j) => !j.leak && (j.judged?.trend?.heapPerSec ?? 0) >= bar && confirming(j));
   if (!rising.length) return null;
   const suggestS = Math.ceil((ranS + CONFIRMATION_MS / 1000) / 10) * 10;
   return {
