@@ -11,6 +11,7 @@ import { findCandidates } from './holders.js';
 import { Scripts } from './scripts.js';
 import { describe } from './describe.js';
 import { rankHolders } from './rank.js';
+import { SiteLinks } from './sites.js';
 
 /**
  * @typedef {{ kind?: 'heap' | 'external', growthBytes?: number, sites?: { fn: string, file: string, line: number, package?: string }[], cwd?: string }} Hints
@@ -33,7 +34,8 @@ export async function analyseSnapshot(file, hints = {}, opts = {}) {
   const dom = dominators(g);
   const candidates = findCandidates(g, dom);
   const scripts = new Scripts(g, { cwd: h.cwd });
-  const held = rankHolders(candidates, dom, h, (c) => describe(g, scripts, c));
+  const links = new SiteLinks(g, scripts, h.sites, h.cwd);
+  const held = rankHolders(candidates, dom, h, (c) => describe(g, scripts, links, c));
   const t2 = performance.now();
   return { heapBytes: dom.retained[0], nodes: g.N, parseMs: Math.round(t1 - t0), analysisMs: Math.round(t2 - t1), held };
 }

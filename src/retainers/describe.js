@@ -12,14 +12,15 @@ const MAX_NAME_PARTS = 4;
  * @property {{ name: string, file?: string, line?: number, package?: string }} holder
  * @property {string} [holderFile] the file of the declaring scope, as displayed
  * @property {{ file: string, line: number } | null} elementSite  the elements' constructor (or function)
+ * @property {number} siteBoost  how well the elements match the leak's allocation sites (sites.js)
  */
 
 /**
  * @param {import('./graph.js').Graph} g @param {import('./scripts.js').Scripts} scripts
- * @param {import('./holders.js').Candidate} cand
+ * @param {import('./sites.js').SiteLinks} links @param {import('./holders.js').Candidate} cand
  * @returns {Description}
  */
-export function describe(g, scripts, cand) {
+export function describe(g, scripts, links, cand) {
   const chain = chainToHead(g, cand.holder);
   const names = pathNames(g, chain);
   const type = kindOf(g, cand.holder);
@@ -32,7 +33,8 @@ export function describe(g, scripts, cand) {
     const pkg = scripts.packageOf(head.script);
     if (pkg) holder.package = pkg.version ? `${pkg.name}@${pkg.version}` : pkg.name;
   }
-  return { path: [head.label, ...names, type], holder, holderFile: holder.file, elementSite: elementSite(g, scripts, cand.sample) };
+  const d = { path: [head.label, ...names, type], holder, holderFile: holder.file, elementSite: elementSite(g, scripts, cand.sample) };
+  return { ...d, siteBoost: links.boost(cand, d) };
 }
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;

@@ -109,6 +109,7 @@ export class Graph {
 
   /** The node an edge named `name` leads to, or NONE. */
   child(from, name) {
+    if (from === NONE) return NONE;
     const e = this.edgeNamed(from, name);
     return e < 0 ? NONE : this.edgeTo(e);
   }

@@ -112,6 +112,8 @@ export function pathNames(g, chain) {
 /** A property is shown when the code declares it; a dictionary's keys are data. */
 function propertyName(g, owner, name) {
   if (!IDENTIFIER.test(name)) return '[key]';
+  // The global object is a dictionary, but its keys are globals the code declares.
+  if (g.name(owner) === 'global') return name;
   const store = g.child(owner, 'properties');
   if (store !== NONE && g.name(store) === '(object properties)') return '[key]';
   let count = 0;

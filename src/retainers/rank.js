@@ -1,8 +1,8 @@
 // Which holders explain what grew, best first. A score multiplies three things (docs/retainers.md):
 // how close the retained size is to the growth the supervisor measured, how much the holder looks
-// like a pile of one kind of object, and whether that kind was allocated at one of the leak's sites.
+// like a pile of one kind of object, and whether that kind was allocated at one of the leak's sites
+// (sites.js).
 // Holders whose paths read the same are one group (an Array per user in a Map of users: one line).
-import { fileOf } from '../core/sites/frames.js';
 
 const PRESELECT = 40;
 const MAX_HELD = 5;
@@ -25,10 +25,10 @@ export function rankHolders(candidates, dom, hints, describe) {
     const d = describe(c);
     const key = `${d.path.join('\u0000')}\u0000${c.type}`;
     const g = groups.get(key);
-    if (g) Object.assign(g, { bytes: g.bytes + bytes, count: g.count + c.count, dominated: g.dominated + c.dominated, holders: [...g.holders, c.holder] });
-    else groups.set(key, { ...c, bytes, d, holders: [c.holder] });
+    if (g) Object.assign(g, { bytes: g.bytes + bytes, count: g.count + c.count, dominated: g.dominated + c.dominated, holders: [...g.holders, c.holder], siteBoost: Math.max(g.siteBoost, d.siteBoost) });
+    else groups.set(key, { ...c, bytes, d, holders: [c.holder], siteBoost: d.siteBoost });
   }
-  const scored = [...groups.values()].map((g) => ({ ...g, score: sizeFit(g.bytes, hints, heap) * uniformity(g) * siteBoost(g, hints) * typeBoost(g, hints) * ownership(g.d) }));
+  const scored = [...groups.values()].map((g) => ({ ...g, score: sizeFit(g.bytes, hints, heap) * uniformity(g) * g.siteBoost * typeBoost(g, hints) * ownership(g.d) }));
   scored.sort((a, b) => b.score - a.score || b.bytes - a.bytes);
   return pickDisjoint(scored, dom.idom).map((g) => ({
     bytes: g.bytes,
@@ -50,21 +50,6 @@ export function sizeFit(bytes, hints, heap) {
 /** Many children of one kind: 1 from a thousand alike, less for fewer or for a mixed bag. */
 export function uniformity({ count, dominated }) {
   return Math.min(1, Math.log10(1 + count) / 3) * (0.5 + 0.5 * (count / Math.max(count, dominated)));
-}
-
-/** ×3 when the elements' constructor is a leak site (by name, or by file and line), ×1.5 for its file. */
-export function siteBoost(g, hints) {
-  const sites = hints.sites ?? [];
-  const el = g.d.elementSite;
-  let best = 1;
-  for (const site of sites) {
-    const file = fileOf(site.file ?? '', hints.cwd ?? '');
-    const sameFile = (f) => Boolean(f && file) && (f === file || f.endsWith(`/${file}`) || file.endsWith(`/${f}`));
-    if (site.fn && site.fn === g.type) return 3;
-    if (el && sameFile(el.file) && Math.abs((site.line ?? 0) - el.line) <= 1) return 3;
-    if ((el && sameFile(el.file)) || sameFile(g.d.holderFile)) best = 1.5;
-  }
-  return best;
 }
 
 /**
