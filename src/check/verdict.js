@@ -114,13 +114,13 @@ function leaksOf(events, atS) {
     if (e.summary) L.summary = e.summary;
     if (e.commands?.length) L.commands = e.commands;
     if (e.workersInRow) L.workersInRow = Math.max(L.workersInRow ?? 0, e.workersInRow);
-    L.holder ??= e.holder ?? e.held ?? null;
+    L.holder ??= bestHolder(e.holder ?? e.held);
     if (e.event === EVENTS.WORKER_RECYCLE) L.recycled = true;
   }
   // What a retainer analysis found holds a leak: the kind it names, else the slot's heap leak.
   for (const e of events) {
     if (e.event !== RETAINERS_EVENT) continue;
-    const held = e.holder ?? e.held ?? null;
+    const held = bestHolder(e.holder ?? e.held);
     const L = byKind.get(e.kind ?? LEAK_KINDS.HEAP);
     if (held && L && (e.slot == null || L.slots.includes(e.slot))) L.holder ??= held;
   }
@@ -128,6 +128,9 @@ function leaksOf(events, atS) {
   for (const L of out) L.slots.sort((a, b) => a - b);
   return out.sort((a, b) => a.namedAtS - b.namedAtS);
 }
+
+// A retainer analysis lists what holds a leak best first (docs/retainers.md: `held`): the first.
+const bestHolder = (h) => (Array.isArray(h) ? h[0] ?? null : h ?? null);
 
 function newLeak(kind, namedAtS) {
   return {

@@ -26,7 +26,7 @@ function docOf(events, o = {}) {
 }
 
 test('a leak reads as the issue shows it: kind, rate, slots, when, the site in inspect\'s words, the holder', (t) => {
-  const holder = { name: 'recentRequests', type: 'Array', count: 12004, of: 'IncomingMessage', file: 'server.js', line: 11 };
+  const holder = { bytes: 50e6, share: 0.9, count: 12004, type: 'IncomingMessage', path: ['(module) server.js', 'recentRequests', 'Array'], holder: { name: 'recentRequests', file: 'server.js', line: 11 } };
   const doc = docOf([ready(0), ready(1), heap(0, 168, { holder }), heap(1, 170)]);
   const lines = reportLines(doc);
   t.is(lines[0], 'nodesup check: 2 workers of server.js, load: npx autocannon -d 240 -c 20 http://127.0.0.1:3000/api/orders (at most 4m00s)');
@@ -61,7 +61,8 @@ test('a pass, a too-short run and an error each say so in one line', (t) => {
 test('a holder the retainer analysis words itself is printed as it is', (t) => {
   t.is(describeHolder('cache (Map of 3 entries)'), 'cache (Map of 3 entries)');
   t.is(describeHolder({ text: 'sessions in server.js:4' }), 'sessions in server.js:4');
-  t.is(describeHolder({ name: 'list' }), 'list');
+  t.is(describeHolder({ holder: { name: 'list' } }), 'list');
+  t.is(describeHolder({ count: 3, type: 'Session', path: ['store'], holder: { name: 'store', file: 'node_modules/x/i.js', line: 2, package: 'x@1.0.0' } }), 'store (3 Session) declared at node_modules/x/i.js:2 in x@1.0.0');
 });
 
 test('XML escaping: markup characters become entities, characters XML cannot hold are dropped', (t) => {

@@ -116,8 +116,10 @@ test('the "named at" clock starts at the first worker ready, not at the load', (
 });
 
 test('a holder is kept from the leak event, or from a retainer analysis of its slot', (t) => {
-  const holder = { name: 'recentRequests', type: 'Array', count: 12004, of: 'IncomingMessage', file: 'server.js', line: 11 };
+  const holder = { bytes: 50e6, share: 0.9, count: 12004, type: 'IncomingMessage', path: ['(module) server.js', 'recentRequests', 'Array'], holder: { name: 'recentRequests', file: 'server.js', line: 11 } };
   t.deepEqual(run([ready(0), heapWarning(0, 170, { holder })]).leaks[0].holder, holder);
+  // The analysis's list, best first: the best is the holder.
+  t.deepEqual(run([ready(0), heapWarning(0, 170, { held: [holder, { holder: { name: 'other' } }] })]).leaks[0].holder, holder);
   const later = run([ready(0), heapWarning(0, 170), { event: RETAINERS_EVENT, slot: 0, pid: 100, kind: 'heap', held: 'recentRequests', time: s(180) }]);
   t.is(later.leaks[0].holder, 'recentRequests');
   const otherSlot = run([ready(0), heapWarning(0, 170), { event: RETAINERS_EVENT, slot: 3, held: 'x', time: s(180) }]);
