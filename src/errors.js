@@ -15,6 +15,7 @@ const defs = {
   NODESUP_ERR_ALREADY_RUNNING: { exit: EXIT.USAGE, doc: 'A supervisor with that name already runs.' },
   NODESUP_ERR_BIND: { exit: EXIT.RUNTIME, doc: 'A socket nodesup needs could not be bound.' },
   NODESUP_ERR_NO_ROOM: { exit: EXIT.RUNTIME, doc: 'A heap snapshot was refused: too little memory or disk for it.' },
+  NODESUP_ERR_SNAPSHOT: { exit: EXIT.RUNTIME, doc: 'A heap snapshot cannot be read: missing, truncated or garbled.' },
 };
 
 /** The registry, for docs and for the test that keeps it honest. */

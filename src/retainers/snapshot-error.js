@@ -1,6 +1,5 @@
-// The analyser's one failure kind. `NODESUP_ERR_SNAPSHOT` is not (yet) in src/errors.js's registry,
-// and NodesupError refuses unregistered codes, so the error is built here with the same shape
-// (code, exitCode, message that says what to do) until the registry carries it.
+// The analyser's one failure kind: a file that is not a readable V8 heap snapshot.
+import { NodesupError } from '../errors.js';
 
 export const SNAPSHOT_ERROR = 'NODESUP_ERR_SNAPSHOT';
 
@@ -10,9 +9,5 @@ export const SNAPSHOT_ERROR = 'NODESUP_ERR_SNAPSHOT';
  * @param {{ cause?: unknown }} [opts]
  */
 export function snapshotError(file, what, { cause } = {}) {
-  const err = new Error(`${file}: not a readable V8 heap snapshot: ${what}; write it again with v8.writeHeapSnapshot() and let it finish before analysing it`, { cause });
-  err.name = 'SnapshotError';
-  err.code = SNAPSHOT_ERROR;
-  err.exitCode = 1;
-  return err;
+  return new NodesupError(SNAPSHOT_ERROR, `${file}: not a readable V8 heap snapshot: ${what}; write it again with v8.writeHeapSnapshot() and let it finish before analysing it`, { cause });
 }
