@@ -51,13 +51,16 @@ export function detectHandleLeak(window, { now, startedAt = null }) {
   }
   if (!types.length) return null;
   types.sort((a, b) => b.perSec - a.perSec);
-  // What the fds are, where the agent read them (on its full reads while it has many): sockets to
+  // What the fds are, where the agent read them (as their count passed a new high): sockets to
   // one service, files by path, pipes. Idle keep-alive sockets are unref'd and missing from the
   // resource types, so this is often the only name the leak has.
   const fd = types.find((t) => t.type === 'fd');
   if (fd) {
+    // The first reading of the worker's life, not of the window: the agent reads what the fds are
+    // only as their count passes a new high, so a window may hold one reading, or none.
     const read = (x) => (x ? { t: x.t, kinds: x.fdKinds } : null);
-    const kinds = growingFdKinds(read(samples.find((x) => x.fdKinds)), read(samples.findLast((x) => x.fdKinds)));
+    const life = window.since ? window.since(startedAt ?? -Infinity) : window.samples;
+    const kinds = growingFdKinds(read(life.find((x) => x.fdKinds)), read(life.findLast((x) => x.fdKinds)));
     if (kinds.length) fd.kinds = kinds;
   }
   return {

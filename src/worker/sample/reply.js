@@ -9,8 +9,10 @@ import { readMemory, countFds } from '../../proc/memory.js';
 import { fdKinds } from '../../proc/fds.js';
 import { countCommands } from '../../proc/cmdline.js';
 
-const FD_KINDS_FROM = 48; // fds from which a full read says what they are: a bare worker has ~20
-const FD_KINDS_RISE = 20; // … and again each time the count passes its highest by this many
+const FD_KINDS_FROM = 48; // fds from which a poll says what they are: a bare worker has ~20
+// … and again each time the count passes its highest by this many, or a quarter of it: a leak of
+// a few fds a second is read a few times before it is named, a ramp to 10,000 connections ~20 times.
+const FD_KINDS_RISE = 20;
 // Flags that change how V8 collects, from the command line or NODE_OPTIONS: a GC-share advice names
 // them as the likely cause (docs/incidents.md, incident 3: concurrent marking off).
 const GC_FLAG = /^--(no-)?(concurrent-marking|parallel-marking|parallel-scavenge|concurrent-sweeping|incremental-marking|single-threaded-gc|single-threaded|predictable|gc-interval|max-semi-space-size|min-semi-space-size|semi-space-growth-factor|optimize-for-size|max-old-space-size|gc-global|stress-compaction)\b/;
@@ -87,7 +89,7 @@ export function replyOf(state, { detail = false, full = false } = {}) {
     const v = POLLED[f.name](r);
     if (v !== undefined) out[f.name] = v;
   }
-  if (full) readFdKinds(state.fdKinds, out.fds);
+  if (!detail) readFdKinds(state.fdKinds, out.fds);
   if (detail) for (const f of DETAIL) out[f.name] = DETAILED[f.name](r);
   return out;
 }
@@ -123,10 +125,12 @@ export function fdKindsState() {
 }
 
 // What the fds are (src/proc/fds.js: a readlink per fd, the namespace's socket tables read off the
-// loop and parsed in slices), read on a full read only when the count passed its highest yet by
-// FD_KINDS_RISE: a worker whose fds hold still, or come and go with load, is not read again.
+// loop and parsed in slices), read on a poll only when the count passed its highest yet by
+// FD_KINDS_RISE: a worker whose fds hold still, or come and go with load, is not read again. Not
+// only on full reads (one poll in ten): a leak named 24 s after ready had one reading, or none,
+// and was said as "fd" where it is sockets to one peer.
 function readFdKinds(st, fds) {
-  if (st.reading || fds === null || fds < FD_KINDS_FROM || fds < st.high + FD_KINDS_RISE) return;
+  if (st.reading || fds === null || fds < FD_KINDS_FROM || fds < st.high + Math.max(FD_KINDS_RISE, st.high / 4)) return;
   st.reading = true;
   st.high = fds;
   fdKinds(process.pid).then((kinds) => { if (kinds) st.fresh = kinds; }, () => {}).finally(() => { st.reading = false; });

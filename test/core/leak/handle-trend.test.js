@@ -73,3 +73,12 @@ test('detectHandleLeak: without fd readings the fds are only counted', (t) => {
   const found = detectHandleLeak(window, { now, startedAt: T0 });
   t.deepEqual(found.types, [{ type: 'fd', perSec: 2, count: 80 }]);
 });
+test('detectHandleLeak: one fd reading in the window, the first one earlier in the worker\'s life: still named by what the fds are', (t) => {
+  // Read as the count passed 48 (at 10 s) and next at 40 s; the leak is judged over the last 30 s.
+  const { window, now } = history(45, (s) => ({
+    resources: { TTYWrap: 1 }, fds: 20 + 3 * s,
+    ...(s === 10 || s === 40 ? { fdKinds: { pipe: 4, 'TCP to 127.0.0.1:4000, ESTABLISHED': 3 * s } } : {}),
+  }));
+  const found = detectHandleLeak(window, { now, startedAt: T0 });
+  t.deepEqual(found.types[0].kinds, [{ what: 'TCP to 127.0.0.1:4000, ESTABLISHED', count: 120, perSec: 3 }]);
+});
