@@ -43,7 +43,7 @@ function start() {
     state.drain.request(request, response, server);
   });
   answer(handlers(state));
-  leaveOnPlannedDisconnect();
+  leaveOnPlannedDisconnect(state.drain);
   guardExit();
   process.send(message(KIND.HELLO, { pid: process.pid, node: process.version, ...constants() }));
   // The slot's last worker was recycled for memory: this one names what it retains from its birth.

@@ -8,6 +8,7 @@ import cluster from 'node:cluster';
 import { hooks, runShutdownHooks } from '../hooks.js';
 import { longLived } from './long-lived.js';
 import { heldTable } from './held.js';
+import { writeDrainSnapshot } from './snapshot.js';
 
 const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
 
@@ -21,12 +22,15 @@ const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get
 export function workerDrain({ onEngine, balanced = null, onStart = () => {} } = {}) {
   const servers = new Set();
   let draining = false;
+  let snapshot = null;
   const held = heldTable(() => live.open());
   const live = longLived({ onUpgrade: (socket) => held.upgrade(socket), onEngine });
   return {
     /** What keeps the draining worker alive (held.js), for the primary's HELD. */
     held,
     get draining() { return draining; },
+    /** The heap snapshot the primary asked this drain for ({file}), or null. */
+    get snapshot() { return snapshot; },
     /** Each request as it starts (the http.server.request.start channel). */
     request(request, response, server) {
       servers.add(server);
@@ -34,10 +38,14 @@ export function workerDrain({ onEngine, balanced = null, onStart = () => {} } = 
       // Draining: this response tells the client to close, so it never reuses a socket we close.
       if (draining) response.shouldKeepAlive = false;
     },
-    /** The primary's DRAIN; `closeWithinMs`: the spread over which long-lived connections close. */
-    start({ closeWithinMs = 2000 } = {}) {
+    /**
+     * The primary's DRAIN; `closeWithinMs`: the spread over which long-lived connections close;
+     * `snapshot` ({file}): a heap snapshot to write once every server has closed, before leaving.
+     */
+    start({ closeWithinMs = 2000, snapshot: ask = null } = {}) {
       if (draining) return;
       draining = true;
+      snapshot = typeof ask?.file === 'string' ? ask : null;
       onStart();
       for (const server of servers) keepIdleSockets(server);
       for (const hook of hooks().onDrain) {
@@ -62,11 +70,20 @@ function keepIdleSockets(server) {
 
 /**
  * A planned disconnect (the primary drained us) has closed every server and connection: run the
- * app's shutdown hooks and leave, rather than wait for timers the app forgot to clear.
+ * app's shutdown hooks, write the heap snapshot the drain was asked for, and leave, rather than
+ * wait for timers the app forgot to clear.
+ * @param {{snapshot: {file:string}|null, held: {snapshot(): {openRequests:number}}, draining: boolean}} [drain]
  */
-export function leaveOnPlannedDisconnect() {
+export function leaveOnPlannedDisconnect(drain = null) {
   process.on('disconnect', () => {
     if (!cluster.worker.exitedAfterDisconnect) return;
-    runShutdownHooks().finally(() => process.exit(0));
+    runShutdownHooks().finally(() => {
+      if (drain?.snapshot) writeDrainSnapshot(drain.snapshot, { openRequests: openRequests(drain), draining: drain.draining });
+      process.exit(0);
+    });
   });
+}
+
+function openRequests(drain) {
+  try { return drain.held.snapshot().openRequests; } catch { return null; }
 }
