@@ -22,8 +22,17 @@ const LEARNED = new Set([LEAK_KINDS.HEAP, LEAK_KINDS.EXTERNAL, LEAK_KINDS.CHILDR
  * @param {number} now @param {number} [warmUpMs]  leak.warmUp
  */
 export function heldAsWarmUp(w, slotState, now, warmUpMs = WARM_UP_MS) {
-  if (slotState.leaked && slotState.leaked.id < w.id) return false;
-  return now - (w.readyAt ?? w.startedAt) < warmUpMs;
+  return now < warmUpEnd(w, slotState, warmUpMs);
+}
+
+/**
+ * When the worker's warm-up hold ends (-Infinity when its slot knows better). A verdict on points
+ * after full GCs also needs a point taken after it: on a loaded machine the last point before the
+ * hold's end may be half a minute old, taken while a cache still filled (named at 151 s, once).
+ */
+export function warmUpEnd(w, slotState, warmUpMs = WARM_UP_MS) {
+  if (slotState.leaked && slotState.leaked.id < w.id) return -Infinity;
+  return (w.readyAt ?? w.startedAt) + warmUpMs;
 }
 
 /** What the slot learns of a leak named in one of its workers: its replacements are not held. */

@@ -18,7 +18,7 @@ import { projectTimeToLimit } from '../forecast/trend.js';
 import { memoryOf } from '../forecast/memory-of.js';
 import { confirmedExternalLeak } from '../leak/external-leak.js';
 import { detectChildrenLeak } from '../leak/children-trend.js';
-import { heldAsWarmUp, learnLeak, forgetAtReload } from '../leak/warm-up.js';
+import { warmUpEnd, learnLeak, forgetAtReload } from '../leak/warm-up.js';
 
 /**
  * @typedef {object} WorkerPolicy  what the policy remembers of one worker
@@ -220,8 +220,7 @@ function leakVerdict(w, mine, slotState, now, config, notices) {
   let found = detectLeak(w.window, { leak, limits, now, pollInterval, startedAt });
   let early = false;
   if (!found) {
-    found = (heldAsWarmUp(w, slotState, now, leak.warmUp) ? null : fastLeak(w, mine, now, config, startedAt))
-      ?? detectHandleLeak(w.window, { now, startedAt });
+    found = fastLeak(w, mine, slotState, now, config, startedAt) ?? detectHandleLeak(w.window, { now, startedAt });
     if (!found) return null;
     early = true;
     if (found.kind === LEAK_KINDS.HEAP || found.kind === LEAK_KINDS.EXTERNAL) mine.confirm = { ...mine.confirm, confirmedAt: mine.confirm.confirmedAt ?? now };
@@ -253,10 +252,14 @@ function leakVerdict(w, mine, slotState, now, config, notices) {
   };
 }
 
-// The leaks named before a window has passed, of the kinds a warm-up can look like.
-function fastLeak(w, mine, now, { leak, limits }, startedAt) {
-  return confirmedHeapLeak(w, mine, limits, leak.minGrowth)
-    ?? confirmedExternalLeak(mine.points, mine.confirm, { minGrowth: leak.minGrowth, rssLimit: limits?.rss ?? null, treeRss: memoryOf(w.window.last()) })
+// The leaks named before a window has passed, of the kinds a warm-up can look like: none before the
+// warm-up hold ends, and none on points after full GCs until one was taken past it.
+function fastLeak(w, mine, slotState, now, { leak, limits }, startedAt) {
+  const end = warmUpEnd(w, slotState, leak.warmUp);
+  if (now < end) return null;
+  const pointPast = (mine.points.at(-1)?.at ?? -Infinity) >= end;
+  return (pointPast ? confirmedHeapLeak(w, mine, limits, leak.minGrowth)
+    ?? confirmedExternalLeak(mine.points, mine.confirm, { minGrowth: leak.minGrowth, rssLimit: limits?.rss ?? null, treeRss: memoryOf(w.window.last()) }) : null)
     ?? detectChildrenLeak(w.window, { now, startedAt, minGrowth: leak.minGrowth });
 }
 
