@@ -83,6 +83,7 @@ export const EVENTS = Object.freeze({
   WORKER_GC: 'worker.gc',
   WORKER_RECYCLE: 'worker.recycle',
   WORKER_EXIT: 'worker.exit',
+  WORKER_RETAINERS: 'worker.retainers',
   WORKER_RESTART: 'worker.restart',
   LEAK_WARNING: 'leak.warning',
   // Beyond the lifecycle above, each one a warning a user can grep for:

@@ -20,7 +20,8 @@ export {};
  * @property {{timeout:number}} unresponsive
  * @property {{host:string, port:number}|false} metrics
  * @property {{level:string, format:'json'|'pretty'}} log
- * @property {{dir:string|null}} diagnose  where leak evidence (pprof profiles) is written; null: under the OS temp dir
+ * @property {{dir:string|null, snapshots:boolean, snapshotTimeout:number, keepSnapshots:boolean}} diagnose  where leak evidence (pprof profiles,
+ *   drained workers' heap snapshots) is written, null: under the OS temp dir; whether a worker recycled for memory writes a snapshot, how long it may take, whether it is kept
  * @property {boolean} tui
  * @property {'round-robin'|'sticky'} balance  who spreads connections: cluster, or the primary by client (null in the schema: decided at load)
  * @property {{dependency:string, packageJson:string}|null} balanceFrom  why 'sticky' was decided where the config left balance unset (config/realtime-default.js)

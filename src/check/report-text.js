@@ -8,6 +8,7 @@ import { formatBytes, formatDuration } from '../units.js';
 import { describeSite } from '../report/site-words.js';
 import { describeRecycle } from '../report/words.js';
 import { describeHandles, describeCommands } from '../report/resource-words.js';
+import { describeHolder } from '../report/retainer-words.js';
 
 const KIND_WORDS = {
   [LEAK_KINDS.HEAP]: 'heap', [LEAK_KINDS.EXTERNAL]: 'external memory (Buffers)', [LEAK_KINDS.NATIVE]: 'native memory',
@@ -56,24 +57,6 @@ function relativeSite(s, cwd) {
     return r.startsWith('..') ? f : r;
   };
   return { ...s, file: rel(s.file), ...(s.via ? { via: { ...s.via, file: rel(s.via.file) } } : {}) };
-}
-
-/**
- * What holds a leak's memory, as a retainer analysis gave it (docs/retainers.md: an entry of
- * `held`, `{count, type, path, holder: {name, file, line, package}}`): its own words when it sent
- * them (`text`), else "recentRequests (Array of 12,004 IncomingMessage) declared at server.js:11".
- * @param {string|{text?:string, count?:number, type?:string, path?:string[], holder?:{name:string, file?:string, line?:number, package?:string}}} h
- */
-export function describeHolder(h) {
-  if (typeof h === 'string') return h;
-  if (h.text) return h.text;
-  const who = h.holder ?? {};
-  const container = h.path?.length > 1 ? h.path.at(-1) : null;
-  const count = h.count != null ? `${h.count.toLocaleString('en-US')} ` : '';
-  const what = h.type ? ` (${container ? `${container} of ` : ''}${count}${h.type})` : '';
-  const where = who.file ? ` declared at ${who.file}${who.line != null ? `:${who.line}` : ''}` : '';
-  const pkg = who.package ? ` in ${who.package}` : '';
-  return `${who.name ?? 'an object'}${what}${where}${pkg}`;
 }
 
 /** A worker recycled for a memory limit: "slot 0 recycled at 95 s: rss 300 MiB > 256 MiB". */

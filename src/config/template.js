@@ -69,7 +69,9 @@ export default {
 
   // Where leak evidence is written: a pprof profile at each named leak and memory recycle, at most
   // 100 files and 32 MiB, the oldest removed first. null: <tmpdir>/nodesup-diagnose-<uid>/<name>.
-  diagnose: { dir: null },
+  // snapshots: a worker recycled for memory writes a heap snapshot once drained, when there is
+  // room, and nodesup names what holds the leak (worker.retainers); the file is removed after.
+  diagnose: { dir: null, snapshots: true, snapshotTimeout: '60s', keepSnapshots: false },
 
   tui: false,                        // live status view instead of logs on stdout
 

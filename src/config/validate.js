@@ -116,10 +116,13 @@ const metrics = z.strictObject({
   port: int(0, 65535, 'an integer from 0 to 65535').default(9209),
 }, { error: 'an object' });
 
-// Where leak evidence goes (pprof profiles); null: a directory under the OS temp dir named for the
-// supervisor (report/profiles/diagnose-dir.js).
+// Where leak evidence goes (pprof profiles, the heap snapshots of drained workers); null: a
+// directory under the OS temp dir named for the supervisor (report/profiles/diagnose-dir.js).
 const diagnose = z.strictObject({
   dir: leaf('a directory path', (v) => (typeof v === 'string' && v.trim() ? { value: v.trim() } : undefined)).nullable().default(null),
+  snapshots: z.boolean({ error: 'true or false' }).default(true),
+  snapshotTimeout: positiveDuration().prefault('60s'),
+  keepSnapshots: z.boolean({ error: 'true or false' }).default(false),
 }, { error: 'an object' });
 
 const log = z.strictObject({

@@ -9,8 +9,9 @@ import { NodesupError } from '../errors.js';
 import { STATES } from '../constants.js';
 import { parseSlot } from '../slot.js';
 import { countAnonMappings } from '../proc/memory.js';
-import { readCgroup, readMemAvailable } from '../proc/cgroup.js';
-import { snapshotRoom } from '../core/policy/fit.js';
+import { readCgroup, memoryHeadroom } from '../proc/cgroup.js';
+import { snapshotRoom } from '../core/policy/snapshot-room.js';
+import { diskFree } from '../proc/disk.js';
 import { heapSnapshotRefused } from '../report/inspect-view.js';
 import { writeWorkerProfile } from './worker-profile.js';
 
@@ -51,12 +52,12 @@ export async function inspectWorker({ pool, config, now, judgementOf }, rawSlot,
   return report;
 }
 
-// A heap snapshot costs about the heap's size again in the worker, and a file as large: refused,
-// with the cheaper way named, when the container or the disk has no room for it.
+// A heap snapshot costs many times the heap in the worker, and a file twice as large
+// (core/policy/snapshot-room.js): refused, with the cheaper way named, when the container or the
+// disk has no room for it.
 async function takeHeapSnapshot(pool, rec, file, slot) {
   const cg = readCgroup();
-  const memoryHeadroom = cg.memoryLimit !== null && cg.memoryCurrent !== null ? cg.memoryLimit - cg.memoryCurrent : readMemAvailable();
-  const room = snapshotRoom({ heapUsed: rec.window.last()?.heapUsed ?? null, memoryHeadroom, diskFree: diskFree(path.dirname(file)) });
+  const room = snapshotRoom({ heapUsed: rec.window.last()?.heapUsed ?? null, memoryHeadroom: memoryHeadroom(), diskFree: diskFree(path.dirname(file)), oomGroup: cg.oomGroup });
   if (!room.ok) {
     throw new NodesupError('NODESUP_ERR_NO_ROOM', heapSnapshotRefused(room, slot));
   }
@@ -65,13 +66,4 @@ async function takeHeapSnapshot(pool, rec, file, slot) {
   let bytes = null;
   try { bytes = fs.statSync(r.file).size; } catch { /* removed already */ }
   return { file: r.file, bytes };
-}
-
-function diskFree(dir) {
-  try {
-    const s = fs.statfsSync(dir);
-    return s.bavail * s.bsize;
-  } catch {
-    return null;
-  }
 }

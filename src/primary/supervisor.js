@@ -10,6 +10,7 @@ import { defaultTotalLimit } from '../core/policy/memory-budget.js';
 import { oomGroupAdvice } from '../core/policy/fit.js';
 import { newPolicyState } from '../core/policy/decide.js';
 import { readCgroup, readOomKills, memoryHeadroom } from '../proc/cgroup.js';
+import { DrainSnapshots } from './recycle/drain-snapshots.js';
 import { Pool } from './lifecycle/pool.js';
 import { sampler } from './tick/poller.js';
 import { Recycler } from './recycle/recycler.js';
@@ -60,15 +61,18 @@ export class Supervisor {
     this.pool = new Pool({ config, now, output });
     this.readModel = createReadModel({ workers: this.pool, events: this.events, history: this.history, slotHistory: this.slotHistory, run: { name: config.name, startedAt: this.startedAt }, now });
     // A pprof profile at each named leak and memory recycle, into diagnose.dir and for /debug/pprof/heap.
+    const evidence = diagnoseDir(diagnoseDirOf(config), { privateParent: !config.diagnose?.dir });
     this.profiles = createProfileWriter({
       events: this.events, name: config.name, now, report,
-      dir: diagnoseDir(diagnoseDirOf(config), { privateParent: !config.diagnose?.dir }),
+      dir: evidence,
       readLive: ({ pid, kind }) => readLiveSites(this.pool, pid, kind, READ_TIMEOUT_MS),
     });
     // The slot history keeps the samples of each slot's serving worker.
     this.pool.on('sample', (x) => { if (x.current) this.events.emit('sample', x); });
     this.inbox = new Inbox();
-    this.recycler = new Recycler({ pool: this.pool, sampler: sampler(this.pool, now), inbox: this.inbox, report, now });
+    // What holds a leak: the heap snapshot a worker replaced for memory writes once drained.
+    this.snapshots = new DrainSnapshots({ dir: evidence, config: () => this.config, report, oomGroup: this.cgroup.oomGroup, now });
+    this.recycler = new Recycler({ pool: this.pool, sampler: sampler(this.pool, now), inbox: this.inbox, report, snapshots: this.snapshots, now });
     this.prober = new HeapProber({ pool: this.pool, inbox: this.inbox });
     this.restarts = new CrashRestarts({ pool: this.pool, report, now });
     this.exits = new ExitReport({ report, readOomKills, cgroupLimit: this.cgroup.memoryLimit, now });
@@ -218,6 +222,9 @@ export class Supervisor {
     this.events.emit('stopping');
     this.stopping = (async () => {
       await this.recycler.drain.all(t0, (err) => this.log('error', { err }, 'drain failed; the worker was killed'));
+      // A snapshot's analysis does not hold a stop: ended, and said so.
+      this.snapshots.stop();
+      await Promise.allSettled([...this.snapshots.pending]);
       this.guard?.close();
       this.realtime?.stopped();
       this.log('info', { event: EVENTS.SUPERVISOR_STOP, signal: signal ?? null, durationMs: this.now() - t0, ...(this.fatal ? { error: this.fatal.code } : {}) });

@@ -8,6 +8,7 @@ import { growthPerMinute } from './status/status-columns.js';
 import { adviceText } from './advice-words.js';
 import { describeSite } from './site-words.js';
 import { describeHandles, describeCommands } from './resource-words.js';
+import { describeRetainers } from './retainer-words.js';
 import { failureWords, reloadSummary } from './control-words.js';
 
 // The one wording of a site: the log and the status pane name a leak's site alike.
@@ -57,6 +58,7 @@ const WORDS = {
   [EVENTS.WORKER_RECYCLE]: (f) => `slot ${f.slot} pid ${f.pid} recycled: ${describeRecycle(f)}${f.kind ? ` (${f.kind})` : ''}${f.retained ? `; retained ${describeRetained(f.retained)}` : ''}`,
   [EVENTS.WORKER_GC]: (f) => `slot ${f.slot}: full GC ${f.stillOver ? 'did not bring it under' : 'brought it under'} the ${f.reason} limit${f.rssBefore != null && f.rssAfter != null ? ` (rss ${formatBytes(f.rssBefore)} → ${formatBytes(f.rssAfter)})` : ''}`,
   [EVENTS.WORKER_EXIT]: (f) => `slot ${f.slot}: pid ${f.pid} exited (${f.signal ?? f.code})${f.drainMs != null ? (f.forced ? `, killed after ${seconds(f.drainMs)}` : ` after draining ${seconds(f.drainMs)}`) : ''}${heldBy(f.heldBy)}${f.oomKill ? ', killed by the kernel\'s OOM killer' : ''}`,
+  [EVENTS.WORKER_RETAINERS]: (f) => `slot ${f.slot} pid ${f.pid}: ${describeRetainers(f)}`,
   [EVENTS.WORKER_RESTART]: (f) => `slot ${f.slot}: restarting in ${f.delayMs} ms`,
   [EVENTS.RECYCLE_FAILED]: (f) => (f.cancelled ? `slot ${f.slot}: recycle cancelled by the stop`
     : `slot ${f.slot}: ${f.exitCode !== undefined || f.signal ? failureWords({ why: 'exited', code: f.exitCode, signal: f.signal }) : `replacement not ready within ${seconds(f.readyTimeoutMs ?? 0)} (readyTimeout)`}; the old worker keeps serving`),

@@ -4,7 +4,8 @@
 import test from 'ava';
 import { verdictOf } from '../../src/check/verdict.js';
 import { checkDocument } from '../../src/check/document.js';
-import { reportLines, describeHolder } from '../../src/check/report-text.js';
+import { reportLines } from '../../src/check/report-text.js';
+import { describeHolder } from '../../src/report/retainer-words.js';
 import { junitXml, xmlEscape, testcases } from '../../src/check/junit.js';
 import { describeSite } from '../../src/report/site-words.js';
 import { junitErrors } from './validate-junit.js';

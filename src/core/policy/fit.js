@@ -59,25 +59,3 @@ export function oomGroupAdvice({ oomGroup, cgroupLimit, primaryRss, workers, rss
   if (rssLimit !== null && rssLimit !== undefined && rssLimit <= share) return null;
   return { code: ADVICE.OOM_GROUP, cgroupLimit, workers, rssLimit: rssLimit ?? null, share };
 }
-
-/**
- * Whether a heap snapshot of a worker can be taken without risking the pod: V8 builds the snapshot
- * in the worker's memory (about the heap's size again) and writes a file about as large.
- * @param {{heapUsed:number|null, memoryHeadroom:number|null, diskFree:number|null}} o
- *   memoryHeadroom: bytes before the container's limit (or MemAvailable on a host); diskFree: bytes
- * @returns {{ok:true, need:number}|{ok:false, need:number, code:'heap-unknown'|'memory'|'disk', needBytes?:number, haveBytes?:number}}
- *   a refusal's code says what is short, needBytes and haveBytes by how much (report/inspect-view.js words it)
- */
-export function snapshotRoom({ heapUsed, memoryHeadroom, diskFree }) {
-  // Measured on V8 12/13: a snapshot peaks at 1–1.5× the used heap in the worker, and its file is
-  // ~1–2× the used heap. The larger ends, so a refusal errs on the side of the pod.
-  const need = Math.ceil((heapUsed ?? 0) * 1.5);
-  if (heapUsed === null) return { ok: false, need, code: 'heap-unknown' };
-  if (memoryHeadroom !== null && memoryHeadroom < need) {
-    return { ok: false, need, code: 'memory', needBytes: need, haveBytes: Math.max(0, memoryHeadroom) };
-  }
-  if (diskFree !== null && diskFree < 2 * heapUsed) {
-    return { ok: false, need, code: 'disk', needBytes: 2 * heapUsed, haveBytes: diskFree };
-  }
-  return { ok: true, need };
-}

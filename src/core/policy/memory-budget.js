@@ -25,9 +25,9 @@ export const BUDGET = Object.freeze({
 });
 
 /**
- * Heap snapshots are built inside a worker, ~1.5× its heap (snapshotRoom in fit.js). None is
- * taken unasked today; a diagnosis that takes them on its own reserves its budget here, so the
- * default limit leaves it room.
+ * Heap snapshots cost many times the heap (core/policy/snapshot-room.js), too much to keep in
+ * reserve for every pod: none is taken unless the headroom at that moment covers it, so the
+ * default limit keeps nothing back for them.
  */
 export const HEAP_SNAPSHOT_BUDGET = 0;
 

@@ -194,13 +194,16 @@ export class Pool extends WorkerRecords {
     });
   }
 
-  /** Tell rec's agent to drain, then disconnect it: it stops accepting and finishes what it has. */
-  disconnect(rec) {
+  /**
+   * Tell rec's agent to drain, then disconnect it: it stops accepting and finishes what it has.
+   * `snapshot` ({file}): the heap snapshot it writes once every server has closed, before it leaves.
+   */
+  disconnect(rec, { snapshot = null } = {}) {
     if (rec.worker.isConnected()) {
       // Long-lived connections are closed over a spread well inside killTimeout, so their clients
       // reconnect to the other workers a few at a time and no kill is needed.
       const closeWithinMs = Math.min(5000, Math.max(0, this.config.recycle.killTimeout / 4));
-      try { rec.worker.process.send(message(KIND.DRAIN, { id: 0, closeWithinMs })); } catch { /* exiting */ }
+      try { rec.worker.process.send(message(KIND.DRAIN, { id: 0, closeWithinMs, ...(snapshot ? { snapshot: { file: snapshot.file } } : {}) })); } catch { /* exiting */ }
       rec.worker.disconnect();
     }
   }

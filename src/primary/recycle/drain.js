@@ -41,23 +41,29 @@ export class Drain {
     return this.drains.length ? Math.max(...this.drains) : 0;
   }
 
-  /** Drain rec and wait for its exit; its tree is killed if it outlives killTimeout. */
-  async retire(rec, { reason, decidedAt }) {
+  /**
+   * Drain rec and wait for its exit; its tree is killed if it outlives killTimeout. `snapshot`
+   * (drain-snapshots.js): it writes a heap snapshot before it leaves, and has that much longer.
+   */
+  async retire(rec, { reason, decidedAt, snapshot = null }) {
     if (rec.state === STATES.EXITED) return rec.exited;
+    let extraMs = 0;
     if (rec.state === STATES.READY || rec.state === STATES.SPAWNING) {
       this.pool.transition(rec, STATES.DRAINING, { retiring: { reason, decidedAt }, drainStartedAt: this.now() }); // READY|SPAWNING -> DRAINING
       // Remember the tree before the drain: once the worker exits its children are re-parented
       // and the next poll tick, which would have listed them, may never come.
       this.pool.rememberTree(rec, wholeTreeNow(rec));
-      this.pool.disconnect(rec);
+      this.pool.disconnect(rec, { snapshot });
+      extraMs = snapshot?.timeoutMs ?? 0;
     } else if (rec.state === STATES.KILLING) {
       this.pool.transition(rec, STATES.KILLING, { retiring: { reason, decidedAt } });
     }
     // The agent says what held the worker (open requests, upgraded sockets) before it is killed.
-    const timer = this.timers.setTimeout(() => askHeldBy(this.pool, rec).then((heldBy) => this.forceKill(rec, { heldBy })), this.killTimeout);
+    const timer = this.timers.setTimeout(() => askHeldBy(this.pool, rec).then((heldBy) => this.forceKill(rec, { heldBy })), this.killTimeout + extraMs);
     const info = await rec.exited;
     this.timers.clearTimeout(timer);
-    if (!rec.forced && rec.drainStartedAt !== null) {
+    // A drain that wrote a snapshot is not a drain time a predicted crossing should plan for.
+    if (!rec.forced && rec.drainStartedAt !== null && !extraMs) {
       this.drains.push(this.now() - rec.drainStartedAt);
       if (this.drains.length > DRAINS) this.drains.shift();
     }

@@ -34,11 +34,14 @@ export class Recycler extends EventEmitter {
    * @param {Sampler} o.sampler
    * @param {{push:(outcome:object) => void}} o.inbox  what the policy must learn of a recycle (core/policy/outcomes.js)
    * @param {(level:string, fields:object, msg?:string) => void} o.report  the supervisor's one event stream
+   * @param {import('./drain-snapshots.js').DrainSnapshots|null} [o.snapshots]
    * @param {() => number} [o.now]
    * @param {{setTimeout: typeof setTimeout, clearTimeout: typeof clearTimeout}} [o.timers]
    */
-  constructor({ pool, sampler, inbox, report, now = Date.now, timers = globalThis }) {
+  constructor({ pool, sampler, inbox, report, snapshots = null, now = Date.now, timers = globalThis }) {
     super();
+    /** @type {import('./drain-snapshots.js').DrainSnapshots|null} the drained worker's heap snapshot */
+    this.snapshots = snapshots;
     this.timers = timers;
     this.pool = pool;
     this.sampler = sampler;
@@ -145,7 +148,7 @@ export class Recycler extends EventEmitter {
       if (this.pool.currentOf(slot) === old) this.pool.promote(next);
       const story = retained?.value().retained;
       if (story) this.inbox.push({ type: OUTCOME.RECYCLED, slot, id: old.id, at: this.now(), reason: v.reason, ...story });
-      await this.retire(old, { reason: v.reason, decidedAt });
+      await this.#retireReplaced(old, v, decidedAt, next);
       return OUT.RECYCLED;
     } finally {
       this.busy.delete(slot);
@@ -218,6 +221,17 @@ export class Recycler extends EventEmitter {
     return stillOver(v, { window: rec.window, fleet, limits: this.config.limits, totalLimit: this.totalLimit, now: this.now() });
   }
 
+  // The replaced worker drains; one replaced for memory may write a heap snapshot first
+  // (drain-snapshots.js). The slot's lane is freed once it has drained (every server closed), not
+  // when the snapshot is written: a snapshot never holds back another recycle.
+  async #retireReplaced(old, v, decidedAt, next) {
+    const snapshot = this.snapshots?.plan(old, v) ?? null;
+    const exited = this.retire(old, { reason: v.reason, decidedAt, snapshot });
+    if (!snapshot) return exited;
+    this.snapshots.collect(snapshot, { exited, replacementReadyAt: next.readyAt });
+    return Promise.race([exited, disconnected(old.worker)]);
+  }
+
   /** Drain rec and wait for its exit (drain.js). */
   retire(rec, o) {
     return this.drain.retire(rec, o);
@@ -246,4 +260,9 @@ function round1(x) {
 // A recycle for memory (a limit or a leak) tells what the worker retained.
 function isMemory(v) {
   return MEMORY_REASONS.has(v.reason) || v.reason === REASONS.LEAK;
+}
+
+// The worker's IPC channel closed: its drain is over (cluster disconnects once every server closed).
+function disconnected(worker) {
+  return worker.isConnected() ? new Promise((resolve) => worker.once('disconnect', resolve)) : Promise.resolve();
 }

@@ -1,5 +1,5 @@
-// Where nodesup leaves what it learns of a leak (`diagnose.dir`): its pprof profiles now, and the
-// one place other evidence will go. Bounded, since a pod's disk is small and a leak that recycles
+// Where nodesup leaves what it learns of a leak (`diagnose.dir`): its pprof profiles, and the heap
+// snapshots drained workers write (primary/recycle/drain-snapshots.js, removed once read). Bounded, since a pod's disk is small and a leak that recycles
 // every minute would fill it: at most MAX_FILES of nodesup's files and MAX_BYTES together, the
 // oldest removed first; nothing written while the disk has less than MIN_FREE left. Files are 0600:
 // a heap profile names the app's code and paths.
@@ -69,6 +69,11 @@ export function diagnoseDir(dir, { bounds = BOUNDS, privateParent = false, statf
   };
   return {
     dir,
+    /** The directory, made (and checked ours) on first use: for a file another process writes. */
+    ready() {
+      ensure();
+      return dir;
+    },
     /** Write `bytes` as `base` (0600), then keep the directory within its bounds. Returns the path. */
     write(base, bytes) {
       ensure();

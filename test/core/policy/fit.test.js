@@ -31,13 +31,3 @@ test('oomAdvice: names the rss limit to set, or the fleet when each limit alread
   t.regex(adviceText(oomAdvice({ slot: 0, lastRss: null, rssLimit: 200 * MiB, cgroupLimit: GiB, workers: 2 })), /together overflow it; set limits\.totalRss/);
   t.regex(adviceText(oomAdvice({ slot: 0, lastRss: null, rssLimit: null, cgroupLimit: null, workers: 2 })), /killed by the kernel's OOM killer: set limits\.rss/);
 });
-
-test('snapshotRoom: refused with what is short, and by how much, when memory or disk is; unknown budgets do not refuse', async (t) => {
-  const { snapshotRoom } = await import('../../../src/core/policy/fit.js');
-  t.deepEqual(snapshotRoom({ heapUsed: 100 * MiB, memoryHeadroom: 400 * MiB, diskFree: 10 * GiB }), { ok: true, need: 150 * MiB });
-  t.deepEqual(snapshotRoom({ heapUsed: 100 * MiB, memoryHeadroom: 120 * MiB, diskFree: null }), { ok: false, need: 150 * MiB, code: 'memory', needBytes: 150 * MiB, haveBytes: 120 * MiB });
-  t.like(snapshotRoom({ heapUsed: 100 * MiB, memoryHeadroom: -5 * MiB, diskFree: null }), { ok: false, code: 'memory', haveBytes: 0 }, 'over the limit already: none left');
-  t.deepEqual(snapshotRoom({ heapUsed: 100 * MiB, memoryHeadroom: null, diskFree: 150 * MiB }), { ok: false, need: 150 * MiB, code: 'disk', needBytes: 200 * MiB, haveBytes: 150 * MiB });
-  t.true(snapshotRoom({ heapUsed: 100 * MiB, memoryHeadroom: null, diskFree: null }).ok);
-  t.like(snapshotRoom({ heapUsed: null, memoryHeadroom: GiB, diskFree: GiB }), { ok: false, code: 'heap-unknown' });
-});

@@ -1,0 +1,40 @@
+// What holds a leak, in words (the `held` of a retainer analysis, docs/retainers.md): the log line
+// of `worker.retainers`, inspect, and the CI gate's report say it the same way.
+import { formatBytes } from '../units.js';
+
+/**
+ * One holder: "recentRequests (Array of 12,004 IncomingMessage) declared at server.js:11", with
+ * the package it lies in. A string is taken as already said.
+ * @param {string|{text?:string, count?:number, type?:string, path?:string[], holder?:{name:string, file?:string, line?:number, package?:string}}} h
+ */
+export function describeHolder(h) {
+  if (typeof h === 'string') return h;
+  if (h.text) return h.text;
+  const who = h.holder ?? {};
+  const container = h.path?.length > 1 ? h.path.at(-1) : null;
+  const count = h.count != null ? `${h.count.toLocaleString('en-US')} ` : '';
+  const what = h.type ? ` (${container ? `${container} of ` : ''}${count}${h.type})` : '';
+  const where = who.file ? ` declared at ${who.file}${who.line != null ? `:${who.line}` : ''}` : '';
+  const pkg = who.package ? ` in ${who.package}` : '';
+  return `${who.name ?? 'an object'}${what}${where}${pkg}`;
+}
+
+/** The first holder with its share: "93 % held by recentRequests (…) declared at app.js:11". */
+export function describeHeld(held) {
+  const top = held?.[0];
+  if (!top) return 'no holder of the growth found';
+  const share = top.share != null && top.share <= 1.5 ? `${Math.round(Math.min(1, top.share) * 100)} % ` : `${formatBytes(top.bytes)} `;
+  return `${share}held by ${describeHolder(top)}`;
+}
+
+/** A `worker.retainers` event in a few words. */
+export function describeRetainers(f) {
+  if (!f.taken) {
+    const short = f.needBytes != null ? `: needs ~${formatBytes(f.needBytes)}, ${formatBytes(f.haveBytes)} free${f.oomGroup ? ' (twice the peak: memory.oom.group is 1)' : ''}` : '';
+    return `no heap snapshot (${f.why ?? 'not written'}${short})`;
+  }
+  if (f.analysed === false) return `heap snapshot written in ${seconds(f.snapshotMs)}, not analysed: ${f.error}`;
+  return `${describeHeld(f.held)} (snapshot of ${formatBytes(f.heapBytes)} of heap: written in ${seconds(f.snapshotMs)}, read in ${seconds(f.analysisMs)})`;
+}
+
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
