@@ -23,8 +23,9 @@ import { writeWorkerProfile } from './worker-profile.js';
  * @param {() => number} o.now
  * @param {(id:number) => {judged:object|null, leak:object|null, points:number, profiler:string|null}|null} o.judgementOf
  *   what the last tick concluded of a worker
+ * @param {(slot:number) => {pid:number, at:number, held:object[]}|null} [o.retainersOf]  what held the slot's leak in its last drained worker
  */
-export async function inspectWorker({ pool, config, now, judgementOf }, rawSlot, { heapSnapshot, profile } = {}) {
+export async function inspectWorker({ pool, config, now, judgementOf, retainersOf = () => null }, rawSlot, { heapSnapshot, profile } = {}) {
   const slot = parseSlot(rawSlot, pool.slots.length);
   const rec = pool.currentOf(slot);
   if (!rec || rec.state !== STATES.READY) throw new NodesupError('NODESUP_ERR_CONTROL', `slot ${slot} has no ready worker right now; try again in a moment`);
@@ -45,6 +46,8 @@ export async function inspectWorker({ pool, config, now, judgementOf }, rawSlot,
     leak: j.leak,
     sites: { sites: j.leak?.sites?.length ? j.leak.sites : null, points: j.points, profiler: j.profiler },
     advice: judged?.advice ?? [],
+    // What held the slot's leak, read from the heap snapshot of the worker it replaced.
+    retainers: retainersOf(slot),
   };
   if (heapSnapshot) report.heapSnapshot = await takeHeapSnapshot(pool, rec, heapSnapshot, slot);
   // The sampled sites as a pprof profile (or .heapprofile), as written at a named leak.

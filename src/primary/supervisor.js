@@ -79,7 +79,7 @@ export class Supervisor {
     this.manual = new ManualRecycles({ recycler: this.recycler, pool: this.pool, report, now });
     this.api = supervisorApi({
       readModel: this.readModel, slotHistory: this.slotHistory, manual: this.manual, config: () => this.config, now,
-      inspect: (slot, o) => inspectWorker({ pool: this.pool, config: () => this.config, now, judgementOf: (id) => this.readModel.judgementOf(id) }, slot, o),
+      inspect: (slot, o) => inspectWorker({ pool: this.pool, config: () => this.config, now, judgementOf: (id) => this.readModel.judgementOf(id), retainersOf: (n) => this.readModel.retainersOf(n) }, slot, o),
       // A stop under way is joined, never forced: only a second signal forces.
       stop: () => this.stopping ?? this.stop('control'),
       liveWorkers: () => this.pool.live.size,

@@ -7,6 +7,7 @@ import { clean, paint, truncate, wrap } from './status/ansi.js';
 import { adviceText } from './advice-words.js';
 import { describeSite } from './site-words.js';
 import { describeHandles } from './resource-words.js';
+import { describeHolder } from './retainer-words.js';
 import { memoryOf } from '../sample/memory-of.js';
 
 const WIDTH = 100; // the CLI's, and the most any line is wrapped to
@@ -150,12 +151,17 @@ function findings(r) {
   } else if (L?.kind === 'heap') {
     out.push('  retaining code not named: the sampling heap profiler runs only while a heap leak is being confirmed');
   }
+  if (r.retainers?.held?.length) {
+    const ago = known(r.retainers.at) && known(r.sample?.t) ? `, ${formatDuration(Math.max(0, r.sample.t - r.retainers.at))} ago` : '';
+    out.push(`  held by (the heap snapshot of pid ${r.retainers.pid}, the worker it replaced${ago}):`);
+    for (const h of r.retainers.held.slice(0, 3)) out.push(`    ${clean(describeHolder(h))}, ${h.share != null && h.share <= 1.5 ? `${Math.round(Math.min(1, h.share) * 100)} % of the growth` : bytes(h.bytes)}`);
+  }
   if (r.step) {
     const S = r.step;
     const ago = known(S.at) && known(r.sample?.t) ? `, ${formatDuration(Math.max(0, r.sample.t - S.at))} ago` : '';
     out.push(`  step: ${FIELD_NAMES[S.field] ?? clean(S.field)} rose ${bytes(S.stepBytes)} (${bytes(S.from)} → ${bytes(S.to)})${ago} and stayed`);
   }
-  if (!L && !suspected && !r.step) out.push('  no leak and no step change in the window');
+  if (!L && !suspected && !r.step && !r.retainers?.held?.length) out.push('  no leak and no step change in the window');
   return ['Findings', ...out];
 }
 

@@ -3,7 +3,7 @@
 // tick announces its judgements on the event stream. A scrape or a status request reads what is
 // here and calls nothing in the decision core and nothing up in the supervisor, so every reader
 // shows the numbers the tick decided on, at the tick that decided them.
-import { STATES } from '../constants.js';
+import { EVENTS, STATES } from '../constants.js';
 import { DurationRing } from './duration-ring.js';
 import { readCgroupMemoryCurrent } from '../proc/cgroup.js';
 import { memoryOf } from '../sample/memory-of.js';
@@ -59,17 +59,27 @@ export function createReadModel({ workers, events, history, slotHistory = null, 
       if (e) Object.assign(e, { judged: j.judged, leak: withSummary(j.leak), points: j.points, profiler: j.profiler });
     }
   };
+  // What held each slot's leak, as the last drained worker's snapshot told (worker.retainers).
+  /** @type {Map<number, {pid:number, at:number, held:object[]}>} */
+  const retainers = new Map();
+  const onEvent = (fields, { time } = {}) => {
+    if (fields.event === EVENTS.WORKER_RETAINERS && fields.taken && fields.held?.length) retainers.set(fields.slot, { pid: fields.pid, at: time ?? now(), held: fields.held });
+  };
   const onPoll = ({ ms }) => poll.record(ms);
   const onSettings = (s) => { settings = { ...settings, ...s }; };
   const onStopping = () => { stopping = true; };
   const listeners = [[workers, 'changed', onChanged], [workers, 'sample', onSample], [events, 'judged', onJudged],
-    [events, 'poll', onPoll], [events, 'settings', onSettings], [events, 'stopping', onStopping]];
+    [events, 'poll', onPoll], [events, 'settings', onSettings], [events, 'stopping', onStopping], [events, 'event', onEvent]];
   for (const [emitter, name, fn] of listeners) emitter.on(name, fn);
 
   return {
     /** The Snapshot: one row per slot, the slot's other live workers beside it. */
     snapshot(t = now()) {
-      return buildSnapshot({ byId, settings, history, slotHistory, run, poll, stopping, now: t });
+      return buildSnapshot({ byId, settings, history, slotHistory, run, poll, stopping, retainers, now: t });
+    },
+    /** What held slot's leak in its last drained worker ({pid, at, held}), or null. */
+    retainersOf(slot) {
+      return retainers.get(slot) ?? null;
     },
     /** True while at least one worker serves its slot: what /readyz answers. */
     anyServing() {
@@ -87,12 +97,12 @@ export function createReadModel({ workers, events, history, slotHistory = null, 
   };
 }
 
-function buildSnapshot({ byId, settings, history, slotHistory, run, poll, stopping, now }) {
+function buildSnapshot({ byId, settings, history, slotHistory, run, poll, stopping, retainers, now }) {
   const { config, totalLimit, cgroupLimit } = settings;
   const slots = config?.workers ?? 0;
   const bySlot = Array.from({ length: slots }, () => []);
   for (const e of byId.values()) bySlot[e.view.slot]?.push(e);
-  const rows = bySlot.map((list, slot) => slotRow(slot, list, now, history.slot(slot), slotHistory));
+  const rows = bySlot.map((list, slot) => ({ ...slotRow(slot, list, now, history.slot(slot), slotHistory), retainers: retainers.get(slot) ?? null }));
   return {
     name: run.name,
     pid: run.pid ?? process.pid,

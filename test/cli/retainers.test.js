@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { startCli, freePort, scratch, writeConfig } from '../helpers/cli.js';
+import { startCli, runCli, freePort, scratch, writeConfig } from '../helpers/cli.js';
 
 const V2 = fileURLToPath(new URL('../fixtures/cgroup/v2', import.meta.url));
 const MiB = 1024 * 1024;
@@ -29,6 +29,17 @@ http.createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 `);
   return dir;
+}
+
+// inspect --json of slot 0 once a worker serves it (a recycle may be under way when asked).
+async function inspectWhenReady(run) {
+  for (;;) {
+    const readies = run.count((e) => e.event === 'worker.ready');
+    const r = await runCli(['inspect', '0', '--json'], { env: { NODESUP_RUN_DIR: run.runDir } });
+    if (r.exitCode === 0) return JSON.parse(r.stdout);
+    let seen = 0;
+    await run.waitFor((e) => e.event === 'worker.ready' && ++seen > readies, { what: 'a worker ready to inspect' });
+  }
 }
 
 // Load until `until` resolves: keep-alive clients, bounded in time.
@@ -62,6 +73,13 @@ test('a worker replaced for its heap limit: its snapshot, taken once drained, na
   t.deepEqual(fs.readdirSync(diagnose).filter((n) => n.includes(`-${ev.pid}-`)), [], 'the snapshot is removed once read');
   // The leak recycles its replacements every few seconds: no second snapshot of the slot so soon.
   t.is(run.count((e) => e.event === 'worker.retainers' && e.taken), 1);
+  // inspect says it of the slot, for whichever worker serves it now (the load has stopped).
+  const r = await inspectWhenReady(run);
+  t.like(r.retainers, { pid: ev.pid });
+  t.like(r.retainers.held[0].holder, { name: 'recentRequests', line: DECLARED_AT });
+  const text = await runCli(['inspect', '0'], { env: { NODESUP_RUN_DIR: run.runDir } });
+  t.regex(text.stdout, new RegExp(`held by \\(the heap snapshot of pid ${ev.pid}, the worker it replaced`));
+  t.regex(text.stdout, /recentRequests \(Array of [\d,]+ IncomingMessage\) declared at app\.mjs:4, \d+ % of the growth/);
 });
 
 test('no room in the container for the snapshot: none is taken, the event says why with the numbers, the recycle goes on', async (t) => {

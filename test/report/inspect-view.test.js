@@ -193,3 +193,10 @@ test('a refused heap snapshot says what is short, by how much, and the cheaper w
   t.regex(heapSnapshotRefused({ ok: false, code: 'disk', needBytes: 200 * MiB, haveBytes: 150 * MiB }, 2), /^heap snapshot refused: the file needs ~200 MiB and only 150 MiB is free on its disk; `nodesup inspect 2` names/);
   t.regex(heapSnapshotRefused({ ok: false, code: 'heap-unknown' }, 1), /^heap snapshot refused: the worker has not reported its heap yet; /);
 });
+
+test('findings: what held the slot\'s leak, from the heap snapshot of the worker it replaced, with its share and age', (t) => {
+  const held = [{ bytes: 40 * 1024 * 1024, share: 0.93, count: 12004, type: 'IncomingMessage', path: ['(module) app.js', 'recentRequests', 'Array'], holder: { name: 'recentRequests', file: 'app.js', line: 11 } }];
+  const text = inspectText({ ...REPORT, retainers: { pid: 4242, at: REPORT.sample.t - 180_000, held } });
+  t.regex(text, /held by \(the heap snapshot of pid 4242, the worker it replaced, 3m00s ago\):\n {4}recentRequests \(Array of 12,004 IncomingMessage\) declared at app\.js:11, 93 % of the growth/);
+  t.notRegex(inspectText(REPORT), /held by \(/);
+});

@@ -96,3 +96,14 @@ test('anyServing: true while a slot\'s current worker is ready, as /readyz answe
   w.view(2, 0, 'exited', false);
   t.false(w.model.anyServing());
 });
+
+test('what held a slot\'s leak, from its drained worker\'s snapshot: kept for the slot across its workers; a refusal keeps the last one', (t) => {
+  const w = world(1);
+  const held = [{ bytes: 40 * MiB, share: 0.93, count: 12004, type: 'IncomingMessage', path: ['(module) app.js', 'recentRequests', 'Array'], holder: { name: 'recentRequests', file: 'app.js', line: 11 } }];
+  t.is(w.model.retainersOf(0), null);
+  w.events.emit('event', { event: 'worker.retainers', slot: 0, pid: 4242, taken: true, held }, { level: 'info', time: 9000 });
+  t.deepEqual(w.model.retainersOf(0), { pid: 4242, at: 9000, held });
+  w.events.emit('event', { event: 'worker.retainers', slot: 0, pid: 4300, taken: false, why: 'memory' }, { level: 'warn', time: 9500 });
+  t.is(w.model.retainersOf(0).pid, 4242);
+  t.is(w.model.snapshot().slots[0].retainers.held[0].holder.name, 'recentRequests');
+});

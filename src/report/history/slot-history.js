@@ -50,6 +50,7 @@ const KEEP = {
   [EVENTS.LEAK_WARNING]: ['kind', 'growthBytesPerSec', 'projectedLimitInSec', 'sites'],
   [EVENTS.ADVICE]: ['code'],
   [EVENTS.RECYCLE_FAILED]: ['reason'],
+  [EVENTS.WORKER_RETAINERS]: ['taken', 'held', 'why'],
 };
 const TOP_SITES = 3;
 
@@ -99,7 +100,7 @@ export function createSlotHistory(events, { pollInterval = 1000 } = {}) {
     const keep = KEEP[fields.event];
     if (!keep) return;
     const ev = { t: time, event: fields.event, pid: fields.pid ?? null };
-    for (const k of keep) if (fields[k] !== undefined) ev[k] = k === 'sites' ? trimSites(fields.sites) : fields[k];
+    for (const k of keep) if (fields[k] !== undefined) ev[k] = k === 'sites' ? trimSites(fields.sites) : k === 'held' ? trimHeld(fields.held) : fields[k];
     const { notes } = slotOf(fields.slot);
     notes.push(ev);
     if (notes.length > MAX_EVENTS) notes.shift();
@@ -158,6 +159,11 @@ function eventsOf(s, from, to) {
     out.push(ev);
   }
   return out.sort((a, b) => a.t - b.t);
+}
+
+function trimHeld(held) {
+  if (!Array.isArray(held)) return undefined;
+  return held.slice(0, TOP_SITES).map(({ bytes, share, count, type, path, holder }) => ({ bytes, share, count, type, path, holder }));
 }
 
 function trimSites(sites) {

@@ -1,7 +1,8 @@
 // The selected slot's detail pane, pure: a chart of the slot's history across its workers (the
 // `history` op's bucketed range), the rss (or heap, native…) limit as a line, each recycle marked
 // with its reason; under it the memory parts, GC share and loop delay over the range, and the leak
-// named in the worker with its rate, time to limit and top sites.
+// named in the worker with its rate, time to limit and top sites, and what held it in the worker
+// the slot's last recycle replaced.
 import { formatBytes, formatDuration } from '../../units.js';
 import { paint, clean, truncate } from './ansi.js';
 import { lineChart, formatSpan, markOf } from './chart.js';
@@ -9,6 +10,7 @@ import { lineChart, formatSpan, markOf } from './chart.js';
 export { markOf } from './chart.js';
 import { growthPerMinute, shortBytes, shortMs, percent } from './status-columns.js';
 import { describeSite } from '../words.js';
+import { describeHeld } from '../retainer-words.js';
 import { memoryOf } from '../../sample/memory-of.js';
 
 /** The ranges the `t` key steps through. */
@@ -45,7 +47,7 @@ export function detailPane(slot, { snapshot, view = {}, width, height, color = f
     limit !== null ? paint(`┄ limit ${formatBytes(limit)}`, 'red', color) : null,
     marks.length ? paint(`▲ ${marks.length} recycle${marks.length > 1 ? 's' : ''}`, 'yellow', color) : null,
   ].filter(Boolean).join('  ');
-  const under = [...partsLines(slot, data), ...leakLines(slot.leak, color)].map((l) => truncate(l, width));
+  const under = [...partsLines(slot, data), ...leakLines(slot.leak, color), ...heldLines(slot.retainers)].map((l) => truncate(l, width));
   const room = height - 1 - under.length;
   const chartHeight = Math.min(MAX_CHART, room);
   const chart = chartHeight >= MIN_CHART
@@ -57,7 +59,7 @@ export function detailPane(slot, { snapshot, view = {}, width, height, color = f
 /** Rows the pane would like: title, a full chart, what goes under it. */
 export function detailWants(slot) {
   if (!slot) return 0;
-  return 1 + MAX_CHART + 2 + (slot.leak ? 1 + Math.min(TOP_SITES, slot.leak.sites?.length ?? 0) : 0);
+  return 1 + MAX_CHART + 2 + (slot.leak ? 1 + Math.min(TOP_SITES, slot.leak.sites?.length ?? 0) : 0) + (slot.retainers?.held?.length ? 1 : 0);
 }
 
 // The fleet trail (max of each few seconds over the last minutes) when no history came.
@@ -89,7 +91,12 @@ function leakLines(L, color) {
   if (!L) return [];
   if (L.kind === 'handles') return [paint(`leak handles: ${clean(L.summary ?? '')}`, 'yellow', color)];
   const eta = L.projectedLimitInSec != null ? `  limit in ${formatDuration(L.projectedLimitInSec * 1000)}` : '';
-  const head = paint(`leak ${clean(L.kind)} ${growthPerMinute(L.growthBytesPerSec ?? null)}${eta}${L.sites?.length ? '  held by' : ''}`, 'yellow', color);
+  const head = paint(`leak ${clean(L.kind)} ${growthPerMinute(L.growthBytesPerSec ?? null)}${eta}${L.sites?.length ? '  allocated by' : ''}`, 'yellow', color);
   const sites = (L.sites ?? []).slice(0, TOP_SITES).map((x) => `  ${String(Math.round((x.share ?? 0) * 100)).padStart(3)}% ${clean(describeSite(x))}${x.bytesPerMin != null ? ` ${shortBytes(x.bytesPerMin)}/m` : ''}`);
   return [head, ...sites];
+}
+
+// What held the slot's leak in the worker it replaced (its heap snapshot): the first holder.
+function heldLines(R) {
+  return R?.held?.length ? [clean(describeHeld(R.held))] : [];
 }

@@ -63,10 +63,13 @@ test('a named leak: kind, rate, time to the limit and the top sites, under the c
   ] };
   const lines = plainLines(detailPane(slotView(1, { leak }), { snapshot: snap(), view: { data: historyRange() }, width: 80, height: 20 }));
   const at = lines.findIndex((l) => l.startsWith('leak heap'));
-  t.regex(lines[at], /^leak heap \+2\.0M\/m  limit in 3m20s  held by$/);
+  t.regex(lines[at], /^leak heap \+2\.0M\/m  limit in 3m20s  allocated by$/);
   t.is(lines[at + 1], '   72% remember (server.js:12) 1.5M/m');
   t.is(lines[at + 2], '   20% cache (lib/c.js:4) 410K/m');
   t.true(lines.slice(1, at).some((l) => l.includes(LIMIT_CHAR)), 'the chart stays above');
+  const retainers = { pid: 9, at: 0, held: [{ bytes: MiB, share: 0.93, count: 12004, type: 'IncomingMessage', path: ['(module) server.js', 'recentRequests', 'Array'], holder: { name: 'recentRequests', file: 'server.js', line: 11 } }] };
+  const held = plainLines(detailPane(slotView(1, { leak, retainers }), { snapshot: snap(), view: { data: historyRange() }, width: 100, height: 20 }));
+  t.is(held[held.findIndex((l) => l.startsWith('leak heap')) + 3], '93 % held by recentRequests (Array of 12,004 IncomingMessage) declared at server.js:11');
 });
 
 test('GC between polls: the gcSharePoll series when the document has it, else its older name gcShare', (t) => {
