@@ -27,6 +27,11 @@
 //   (`package`, name@version) and `via`, the app's own frame that called into it, is the app's
 //   function in the app's own file.
 // False verdicts: leak verdicts on a healthy app, or of a kind not expected, over the whole run.
+// Retainers (reported beside the verdict, never changing PASS/FAIL): the worker.retainers event a
+// heap or external leak recycle brings (the drained worker's heap snapshot, read): named, refused
+// (why) or none; `holder` in EXPECTED is what truly holds the leaked objects, a RegExp over the
+// first holder's name, or an object of RegExps over its `name`, `file`, `package`, `kind` (the
+// holder's own type: the path's last word) and `type` (its most common element's).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,7 +43,7 @@ import { parseDuration, parseRate } from '../src/units.js';
 import { request } from '../src/control/client.js';
 import { LEAK_THRESHOLDS } from '../src/core/leak/leak-detector.js';
 import { freePort } from './lib/spawn.js';
-import { writeSection } from './lib/results.js';
+import { commitOf, writeSection } from './lib/results.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CORPUS = path.join(ROOT, 'bench/corpus');
@@ -62,21 +67,29 @@ export const EXPECTED = {
   'listener-healthy': { healthy: true },
   'timer-healthy': { healthy: true },
   'socket-timer-healthy': { healthy: true },
-  'heap-leak-fast': { kind: 'heap', site: /heap-leak-fast\.js/ },
-  'heap-leak-slow': { kind: 'heap', site: /heap-leak-slow\.js/ },
-  'heap-leak-late': { kind: 'heap', site: /heap-leak-late\.js/, startsAtS: 90 },
-  'hidden-leak': { kind: 'heap', site: /^cacheUser .*hidden-leak\/users\.js/ },
-  'listener-leak': { kind: 'heap', site: /^onRequest .*listener-leak\.js/ },
+  // Holders: the module-level Map `memo`; the emitter `bus`'s listener array for 'config' (each
+  // listener a closure over its array); the module-level array `recent`; users.js's array `seen`;
+  // `feed`'s listener array for 'data'. The analyser's name is the declared path, cut to 4 parts.
+  'heap-leak-fast': { kind: 'heap', site: /heap-leak-fast\.js/, holder: { name: /^memo$/, kind: /^Map$/ } },
+  'heap-leak-slow': { kind: 'heap', site: /heap-leak-slow\.js/, holder: /^bus\._events\.config$/ },
+  'heap-leak-late': { kind: 'heap', site: /heap-leak-late\.js/, startsAtS: 90, holder: { name: /^recent$/, kind: /^Array$/ } },
+  'hidden-leak': { kind: 'heap', site: /^cacheUser .*hidden-leak\/users\.js/, holder: { name: /^seen$/, file: /users\.js$/ } },
+  'listener-leak': { kind: 'heap', site: /^onRequest .*listener-leak\.js/, holder: /^feed\._events\.data$/ },
   // 12 timers a second, each holding 4 KiB: a handles leak and a heap leak at once, both true.
+  // No holder expected: the Timeouts are held by Node's own timer list for 60 000 ms (internal/timers,
+  // a linked list, each Timeout dominating the next), nothing the app declares; a handles recycle
+  // takes no snapshot anyway. What the analyser says, if it is asked, is shown as is.
   'timer-leak': { kind: ['handles', 'heap'], site: /^onRequest .*timer-leak\.js/ },
   'socket-timer-leak': { kind: 'handles', types: ['TCPSocketWrap', 'Timeout'] },
-  'buffer-leak': { kind: 'external' },
-  'buffer-churn-leak': { kind: 'external', site: /^holdUpload .*buffer-churn-leak\.js/ },
+  // The module-level arrays of Buffers `stash` and `uploads`.
+  'buffer-leak': { kind: 'external', holder: /^stash$/ },
+  'buffer-churn-leak': { kind: 'external', site: /^holdUpload .*buffer-churn-leak\.js/, holder: /^uploads$/ },
   'buffer-churn': { healthy: true },
   // zlib streams never ended. Node 26 counts part of zlib's state as external memory, so the rise
   // is confirmed there as external within two minutes, named by the streams' opening line (the
   // Buffer sampler tracks zlib streams); where it does not, native memory's window names it.
-  'native-leak': { kind: ['native', 'external'], site: /^\(anonymous\) .*native-leak\.js:/ },
+  // Holder (only an external verdict takes a snapshot): the module-level array `open` of Deflate streams.
+  'native-leak': { kind: ['native', 'external'], site: /^\(anonymous\) .*native-leak\.js:/, holder: /^open$/ },
   // A start-up burst of zlib streams, all but a few closed: ~300 MiB malloc keeps, flat. No leak; the
   // native-gap advice must come, saying flat (rising: false).
   'allocator-retention': { healthy: true, advice: ['native-gap'], rising: false },
@@ -91,17 +104,29 @@ export const EXPECTED = {
   // healthy twin using the same package correctly. `site` is the top site's `fn file:line`, `package`
   // its name@version, `via` the app's own frame that called into the package.
   // MemoryStore.set keeps JSON.stringify(session) per session id: a new session per cookieless visit.
-  'express-session-leak': { kind: 'heap', site: /^set .*node_modules\/express-session\/session\/memory\.js:/, package: /^express-session@/, via: /^saveVisit .*express-session-leak\/server\.js:/ },
+  // Holder: the MemoryStore's `sessions` dictionary (a JSON string per id), the store being the
+  // `store` of the session() middleware's closure (express-session/index.js).
+  'express-session-leak': { kind: 'heap', site: /^set .*node_modules\/express-session\/session\/memory\.js:/, package: /^express-session@/, via: /^saveVisit .*express-session-leak\/server\.js:/,
+    holder: { name: /(^|\.)sessions$/, package: /^express-session@/ } },
   'express-session-healthy': { healthy: true },
   // A Histogram labelled by the raw path: prom-client keeps a series (labels, bucket counts) per value.
-  'prom-client-leak': { kind: 'heap', site: /^createBaseValues .*node_modules\/prom-client\/lib\/histogram\.js:/, package: /^prom-client@/, via: /^countRequest .*prom-client-leak\/server\.js:/ },
+  // Holder: the Histogram's `hashMap` (a series per label hash), the Histogram being the app's own
+  // module-level `duration` (also reachable through `registry`): declared in the app, so no package.
+  'prom-client-leak': { kind: 'heap', site: /^createBaseValues .*node_modules\/prom-client\/lib\/histogram\.js:/, package: /^prom-client@/, via: /^countRequest .*prom-client-leak\/server\.js:/,
+    holder: /^(duration|registry\._metrics\.\S+)\.hashMap$/ },
   'prom-client-healthy': { healthy: true },
   // node-cache with stdTTL 0 keeps every URL's value; what it keeps is the deep copy made by its own
   // dependency `clone` (useClones, the default): the allocating package, named through node-cache.
-  'node-cache-leak': { kind: 'heap', site: /^_clone .*node_modules\/clone\/clone\.js:/, package: /^clone@\S+ through node-cache@/, via: /^cacheLookup .*node-cache-leak\/server\.js:/ },
+  // Holder: the NodeCache's `data` dictionary (a wrapped clone per URL), the cache being the app's
+  // module-level `cache`: declared in the app, so no package.
+  'node-cache-leak': { kind: 'heap', site: /^_clone .*node_modules\/clone\/clone\.js:/, package: /^clone@\S+ through node-cache@/, via: /^cacheLookup .*node-cache-leak\/server\.js:/,
+    holder: /^cache\.data$/ },
   'node-cache-healthy': { healthy: true },
   // memoizee without max keeps every key it builds from the arguments (primitive: true joins them).
-  'memoizee-leak': { kind: 'heap', site: /node_modules\/memoizee\/lib\/configure-map\.js:/, package: /^memoizee@/, via: /^authorize .*memoizee-leak\/server\.js:/ },
+  // Holder: memoizee's `cache` (Object.create(null), a key string per call) in the closure of
+  // configure-map.js's exported function: memoizee's own scope, so its package.
+  'memoizee-leak': { kind: 'heap', site: /node_modules\/memoizee\/lib\/configure-map\.js:/, package: /^memoizee@/, via: /^authorize .*memoizee-leak\/server\.js:/,
+    holder: { name: /^cache$/, package: /^memoizee@/ } },
   'memoizee-healthy': { healthy: true },
 };
 const kinds = (exp) => [exp.kind ?? []].flat();
@@ -282,6 +307,21 @@ export function appFrameOf(name, site) {
   return frame && isAppFile(name, frame.file) ? frame : null;
 }
 
+/** Whether the first holder is the expected one: a RegExp over its name, or RegExps over its fields. */
+export function holderMatches(expHolder, h) {
+  const want = expHolder instanceof RegExp ? { name: expHolder } : expHolder;
+  const field = { name: h.holder?.name, file: h.holder?.file, package: h.holder?.package, type: h.type, kind: h.path?.at(-1) };
+  return Object.entries(want).every(([k, re]) => re.test(field[k] ?? ''));
+}
+
+/** The first holder in words, short: `memo: Map of 41000 Object (45.2 MiB, 93 %) app.js:11 pkg@1.0`. */
+export function holderText(h) {
+  const where = h.holder?.file ? ` ${path.basename(h.holder.file)}${h.holder.line ? `:${h.holder.line}` : ''}` : '';
+  const share = typeof h.share === 'number' ? `, ${Math.round(h.share * 100)} %` : '';
+  const mib = typeof h.bytes === 'number' ? `, ${(h.bytes / 2 ** 20).toFixed(1)} MiB` : '';
+  return `${h.holder?.name ?? '?'}: ${h.path?.at(-1) ?? '?'} of ${h.count ?? '?'} ${h.type ?? '?'} (${mib.slice(2)}${share})${where}${h.holder?.package ? ` ${h.holder.package}` : ''}`;
+}
+
 /** The verdict for one run: what happened, when and where, and PASS/FAIL against EXPECTED. */
 export function judge(run, { windowMs: w = windowMs, graceS = GRACE_S } = {}) {
   const exp = EXPECTED[run.name];
@@ -296,6 +336,10 @@ export function judge(run, { windowMs: w = windowMs, graceS = GRACE_S } = {}) {
   const atS = first && ready ? (ms(first) - ms(ready)) / 1000 : null;
   const falseVerdicts = exp.healthy ? verdicts.length : verdicts.filter((e) => !kinds(exp).includes(e.kind)).length;
   const site = first?.sites?.[0] ?? null;
+  // The retainer event: the first one whose snapshot was read, else the first one.
+  const retainerEvents = run.events.filter((e) => e.event === 'worker.retainers');
+  const ret = retainerEvents.find((e) => e.taken && e.held?.length) ?? retainerEvents[0] ?? null;
+  const held0 = ret?.held?.[0] ?? null;
   const sited = first?.kind === 'heap' || first?.kind === 'external';
   const row = {
     app: run.name,
@@ -312,6 +356,12 @@ export function judge(run, { windowMs: w = windowMs, graceS = GRACE_S } = {}) {
     package: sited ? `${site?.package ?? '-'}${site?.through ? ` through ${site.through}` : ''}` : '-',
     appFrame: sited && site ? appFrameOf(run.name, site) !== null : null,
     falseVerdicts,
+    retainers: !ret ? 'none' : held0 ? 'named' : ret.taken === false ? `refused (${ret.why ?? '?'})`
+      : ret.analysed === false ? `not read (${String(ret.error ?? '?').slice(0, 60)})` : 'named nothing',
+    holderRight: exp.holder && held0 ? holderMatches(exp.holder, held0) : null,
+    holder: held0 ? holderText(held0) : '-',
+    holderAtS: ret && ready ? (ms(ret) - ms(ready)) / 1000 : null,
+    held: ret?.held ?? null,
     requests: `${run.load.ok}/${run.load.ok + run.load.failed}`,
     pass: false,
     why: '',
@@ -356,6 +406,19 @@ export function describeFailures(run) {
   });
 }
 
+/** Under the table: each app whose first holder is wrong, with its held[]; leaking apps with no holder named. */
+export function retainerNotes(rows) {
+  const wrong = rows.filter((r) => r.holderRight === false);
+  const missing = rows.filter((r) => EXPECTED[r.app].holder && r.retainers !== 'named');
+  const cut = (s) => (s.length > 400 ? `${s.slice(0, 400)}…` : s);
+  return [
+    wrong.length ? `Holder wrong:\n${wrong.map((r) => `- ${r.app}: held \`${cut(JSON.stringify(r.held))}\``).join('\n')}` : 'Holder wrong: none.',
+    '',
+    missing.length ? `Holder expected, none named: ${missing.map((r) => `${r.app} (${r.retainers})`).join(', ')}.` : 'Holder expected, none named: none.',
+    '',
+  ];
+}
+
 /** The markdown section: conditions, how it is measured, and the table. */
 export function renderSection(rows, meta) {
   const fmt = (x) => (x === null ? '-' : x.toFixed(0));
@@ -371,21 +434,26 @@ export function renderSection(rows, meta) {
     `pollInterval ${opt.poll}, ${settings}, ${opt.rps} req/s of keep-alive load), all ${rows.length} at once.`,
     `nodesup and its workers ran on Node ${meta.node ?? nodeVersion}${opt.node ? ` (\`--node ${opt.node}\`)` : ''}.`,
     'Named at: from the first worker.ready to the first leak.warning or leak recycle (fd-leak: also its fd/handles',
-    'advice), on the supervisor\'s log clock. Deadlines: a heap leak 120 s after it starts (heap-leak-late starts',
-    `at 90 s), handles 60 s; other kinds by the window (ready + (warmup ${LEAK_THRESHOLDS.warmup} + 1) × window + ${GRACE_S} s; native also`,
+    `advice), on the supervisor\'s log clock. Deadlines: a heap, external or children leak from boot ${BOOT_S} s after ready (the warm-up`,
+    'hold first), one that starts later 120 s after its start (heap-leak-late starts at 90 s), handles 60 s; with other',
+    `settings, or native, by the window (ready + (warmup ${LEAK_THRESHOLDS.warmup} + 1) × window + ${GRACE_S} s; native also`,
     `after ${LEAK_THRESHOLDS.settleMs / 60_000} min of age). Site: the top retaining site of a heap verdict (a library's with its \`via\`,`,
     'the app\'s frame that called into it), or the growing types of a handles one. Package: the top site\'s package',
     '(name@version), where it lies in node_modules. App frame: whether the top site, or its `via`, is a frame of the app\'s',
     'own file under bench/corpus. A leak through an npm package (bench/corpus/packages) passes only with its kind, its',
     'package and the app\'s frame named.',
     'False verdicts: leak verdicts on a healthy app, or of a kind not expected, over the whole run.',
+    'Retainers (beside the result, never changing it): the worker.retainers event of the app (the first whose snapshot',
+    'was read, else the first): named, refused (why), or none; holder right: its first holder against what truly holds',
+    'the leak (EXPECTED\'s `holder`; - where none is expected); holder at: that event, from the first worker.ready.',
     '',
-    '| app | expected | named at (s) | deadline (s) | kind | site | site right | package | app frame | false verdicts | recycles | requests ok | result |',
-    '|---|---|---:|---:|---|---|---|---|---|---:|---:|---:|---|',
-    ...rows.map((r) => `| ${r.app} | ${r.expected} | ${fmt(r.atS)} | ${fmt(r.deadlineS)} | ${r.kind} | ${r.site} | ${yes(r.siteRight)} | ${r.package ?? '-'} | ${yes(r.appFrame ?? null)} | ${r.falseVerdicts} | ${r.recycles} | ${r.requests} | ${r.pass ? 'PASS' : `FAIL: ${r.why}`} |`),
+    '| app | expected | named at (s) | deadline (s) | kind | site | site right | package | app frame | false verdicts | recycles | requests ok | result | retainers | holder right | holder | holder at (s) |',
+    '|---|---|---:|---:|---|---|---|---|---|---:|---:|---:|---|---|---|---|---:|',
+    ...rows.map((r) => `| ${r.app} | ${r.expected} | ${fmt(r.atS)} | ${fmt(r.deadlineS)} | ${r.kind} | ${r.site} | ${yes(r.siteRight)} | ${r.package ?? '-'} | ${yes(r.appFrame ?? null)} | ${r.falseVerdicts} | ${r.recycles} | ${r.requests} | ${r.pass ? 'PASS' : `FAIL: ${r.why}`} | ${r.retainers} | ${yes(r.holderRight ?? null)} | ${r.holder} | ${fmt(r.holderAtS ?? null)} |`),
     '',
     `${rows.filter((r) => r.pass).length}/${rows.length} PASS. ${meta.notes ?? ''}`.trim(),
     '',
+    ...retainerNotes(rows),
     meta.failures?.length ? `Failed requests, each with the nearest worker event:\n${meta.failures.map((f) => `- ${f}`).join('\n')}` : 'Failed requests: none.',
   ];
   return lines.join('\n');
@@ -393,6 +461,9 @@ export function renderSection(rows, meta) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const load0 = os.loadavg()[0];
+  // The commit nodesup ran at: taken at the start (with any uncommitted src/, bench/ or bin/ file),
+  // and HEAD at the end if it moved meanwhile (others commit while a run lasts).
+  const commit0 = commitOf() ?? '?';
   installPackages(names);
   console.error(`running ${names.length} apps for ${durationS} s on Node ${nodeVersion}: ${names.join(', ')}`);
   const runs = await Promise.all(names.map(runApp));
@@ -400,7 +471,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${nodeVersion}${nodeVersion === process.version ? '' : ` (the bench itself on ${process.version})`}`;
   const text = renderSection(rows, {
     command: `node bench/detection.js${process.argv.slice(2).filter((a) => a !== '--write').map((a) => ` ${a}`).join('')}`,
-    commit: spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() || '?',
+    commit: ((c1) => (c1.split(' ')[0] === commit0.split(' ')[0] ? commit0 : `${commit0} (HEAD at the end: ${c1}; workers started later ran it)`))(commitOf() ?? '?'),
     date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
     machine,
     notes: `Load average ${load0.toFixed(2)} at the start, ${os.loadavg()[0].toFixed(2)} at the end.`,
