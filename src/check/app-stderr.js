@@ -4,6 +4,7 @@
 import { Writable } from 'node:stream';
 
 const KEEP_BYTES = 8192;
+const IPC_CLOSED = /\[ERR_IPC_(?:CHANNEL_CLOSED|DISCONNECTED)\]/;
 
 /**
  * A Writable onto `target` that remembers the last KEEP_BYTES written. Each write completes when
@@ -30,7 +31,10 @@ export function teeWithTail(target) {
  */
 export function errorLine(text) {
   const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
-  const thrown = lines.findLast((l) => /^(?:[A-Z]\w*)?(?:Error|Exception)\b(?: \[[\w-]+\])?:/.test(l));
+  const isThrown = (l) => /^(?:[A-Z]\w*)?(?:Error|Exception)\b(?: \[[\w-]+\])?:/.test(l);
+  // A worker still exiting when the check's stop disconnects it may throw Node's own "Channel
+  // closed" after the app's error: that one is ours, not the app's.
+  const thrown = lines.findLast((l) => isThrown(l) && !IPC_CLOSED.test(l)) ?? lines.findLast(isThrown);
   if (thrown) return thrown;
   return lines.findLast((l) => !/^at\s/.test(l) && !/^Node\.js v\d/.test(l) && !/^\^+$/.test(l)) ?? null;
 }

@@ -4,13 +4,13 @@ import { prng } from './_helpers.js';
 export const SECTIONS = {
   '': ['name', 'script', 'args', 'env', 'nodeArgs', 'workers', 'pollInterval', 'limits', 'leak', 'gcBeforeRecycle', 'recycle', 'restart', 'unresponsive', 'metrics', 'log', 'tui', 'balance', 'stickyHeader', 'diagnose'],
   limits: ['rss', 'heapUsed', 'native', 'totalRss', 'maxAge', 'maxRequests', 'jitter', 'sustain'],
-  leak: ['window', 'minGrowth', 'action'],
+  leak: ['window', 'minGrowth', 'action', 'warmUp'],
   recycle: ['readyTimeout', 'killTimeout', 'maxConcurrent', 'predictive'],
   restart: ['initialDelay', 'maxDelay', 'maxCrashes', 'crashWindow'],
   unresponsive: ['timeout'],
   metrics: ['host', 'port'],
   log: ['level', 'format'],
-  diagnose: ['dir'],
+  diagnose: ['dir', 'snapshots', 'snapshotTimeout', 'keepSnapshots'],
 };
 
 const HUGE = '9'.repeat(400);
@@ -44,6 +44,7 @@ const KEY_KIND = {
   maxRequests: 'count', jitter: 'fraction', sustain: 'duration', window: 'duration', minGrowth: 'rate', action: 'action',
   readyTimeout: 'duration', killTimeout: 'duration', maxConcurrent: 'count', predictive: 'bool', initialDelay: 'duration', maxDelay: 'duration',
   maxCrashes: 'count', crashWindow: 'duration', timeout: 'duration', host: 'host', port: 'port', level: 'level', format: 'format',
+  warmUp: 'duration', snapshots: 'bool', snapshotTimeout: 'duration', keepSnapshots: 'bool',
 };
 
 const ODD_KEYS = ['instances', 'max_memory_restart', 'maxRss', 'kill_timeout', 'level', '', ' ', 'a.b', 'x\ny', '💥',

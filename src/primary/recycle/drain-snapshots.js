@@ -98,14 +98,17 @@ export class DrainSnapshots {
       return;
     }
     const written = { snapshotBytes: side.bytes, snapshotMs: side.writeMs, heapBytes: side.heapUsed, writerPeakRss: side.maxRss, openRequests: side.openRequests, began: side.began, replacementReadyAt };
+    // The file goes (or is kept) before the event says what it held: a reader of the event finds
+    // the directory as it will stay.
+    let said;
     try {
       const found = await this.#analyse(plan, side.bytes);
-      this.report('info', { ...base, taken: true, ...written, analysisMs: found.parseMs + found.analysisMs, analyserPeakRss: found.peakRssBytes ?? null, held: found.held, ...(this.config().diagnose.keepSnapshots ? { file: plan.file } : {}) });
+      said = ['info', { ...base, taken: true, ...written, analysisMs: found.parseMs + found.analysisMs, analyserPeakRss: found.peakRssBytes ?? null, held: found.held, ...(this.config().diagnose.keepSnapshots ? { file: plan.file } : {}) }];
     } catch (err) {
-      this.report('warn', { ...base, taken: true, ...written, analysed: false, error: String(err?.message ?? err).split('\n')[0] });
-    } finally {
-      this.#dispose(plan.file);
+      said = ['warn', { ...base, taken: true, ...written, analysed: false, error: String(err?.message ?? err).split('\n')[0] }];
     }
+    this.#dispose(plan.file);
+    this.report(...said);
   }
 
   // The analyser as a child: its own bounded heap, the lowest priority, killed if a stop comes.
