@@ -481,7 +481,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${nodeVersion}${nodeVersion === process.version ? '' : ` (the bench itself on ${process.version})`}`;
   const text = renderSection(rows, {
     command: `node bench/detection.js${process.argv.slice(2).filter((a) => a !== '--write').map((a) => ` ${a}`).join('')}`,
-    commit: ((c1) => (c1.split(' ')[0] === commit0.split(' ')[0] ? commit0 : `${commit0} (HEAD at the end: ${c1}; workers started later ran it)`))(commitOf() ?? '?'),
+    commit: ((c1) => (c1.split(' ')[0] === commit0.split(' ')[0] ? commit0 : `${commit0} (HEAD at the end: ${c1}; nodesup had loaded the start's code: only processes started later, workers and analysers, could load newer files)`))(commitOf() ?? '?'),
     date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
     machine,
     notes: `Load average ${load0.toFixed(2)} at the start, ${os.loadavg()[0].toFixed(2)} at the end.`,
