@@ -7,23 +7,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { NodesupError } from '../../errors.js';
 import { parseDuration } from '../../units.js';
+import { appOptions } from './app-options.js';
 
 export const command = 'check [script]';
 export const describe = 'CI leak gate: run the app under a load, exit 1 when a leak is named';
 
 export function builder(y) {
-  return y
-    .positional('script', { type: 'string', describe: 'the app to run in every worker (or `script` in the config)' })
+  return appOptions(y)
     .option('load', { type: 'string', describe: 'the load command, run through a shell in this directory once the workers are ready' })
     .option('duration', { type: 'string', describe: 'how long the app runs without --load (its own traffic), e.g. 4m; with --load, a cap' })
     .option('json', { type: 'boolean', describe: 'print the report as one JSON document' })
     .option('junit', { type: 'string', describe: 'also write the report as JUnit XML to this file' })
     .option('log', { type: 'string', describe: "write the supervisor's NDJSON log to this file" })
-    .option('config', { alias: 'c', type: 'string', describe: 'config file (default ./supervisor.config.js)' })
-    .option('workers', { alias: 'w', type: 'string', describe: 'number of workers, or "max"' })
-    .option('max-rss', { type: 'string', describe: 'per-worker RSS limit of the whole process tree, e.g. 512mb' })
-    .option('max-heap', { type: 'string', describe: 'per-worker V8 heapUsed limit, e.g. 300mb' })
-    .option('poll-interval', { type: 'string', describe: 'how often every worker is sampled, e.g. 1s' })
     .option('name', { type: 'string', describe: 'supervisor name (default: the config\'s, with "-check")' });
 }
 

@@ -1,18 +1,14 @@
 // `nodesup start <script> [-- app args]`: the primary in the foreground. Everything that can be
 // refused (config, script, the control socket, the metrics port) is checked before a worker forks.
 
+import { appOptions } from './app-options.js';
+
 export const command = 'start [script]';
 export const describe = 'start the primary in the foreground; logs on stdout';
 
 /** yargs options: each is also a config key, and the flag wins. */
 export function builder(y) {
-  return y
-    .positional('script', { type: 'string', describe: 'the app to run in every worker (or `script` in the config)' })
-    .option('config', { alias: 'c', type: 'string', describe: 'config file (default ./supervisor.config.js)' })
-    .option('workers', { alias: 'w', type: 'string', describe: 'number of workers, or "max"' })
-    .option('max-rss', { type: 'string', describe: 'per-worker RSS limit of the whole process tree, e.g. 512mb' })
-    .option('max-heap', { type: 'string', describe: 'per-worker V8 heapUsed limit, e.g. 300mb' })
-    .option('poll-interval', { type: 'string', describe: 'how often every worker is sampled, e.g. 1s' })
+  return appOptions(y)
     .option('kill-timeout', { type: 'string', describe: 'drain time before SIGTERM/SIGKILL, e.g. 10s' })
     .option('tui', { type: 'boolean', describe: 'show the live status view instead of logs' })
     .option('metrics', { type: 'string', describe: 'Prometheus endpoint host:port, or false' })
