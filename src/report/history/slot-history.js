@@ -97,10 +97,8 @@ export function createSlotHistory(events, { pollInterval = 1000 } = {}) {
       slotOf(fields.slot).marks.push(time, [code, fields.pid, fields.value, fields.limit]);
       return;
     }
-    const keep = KEEP[fields.event];
-    if (!keep) return;
-    const ev = { t: time, event: fields.event, pid: fields.pid ?? null };
-    for (const k of keep) if (fields[k] !== undefined) ev[k] = k === 'sites' ? trimSites(fields.sites) : k === 'held' ? trimHeld(fields.held) : fields[k];
+    const ev = noteOf(fields, time);
+    if (!ev) return;
     const { notes } = slotOf(fields.slot);
     notes.push(ev);
     if (notes.length > MAX_EVENTS) notes.shift();
@@ -159,6 +157,15 @@ function eventsOf(s, from, to) {
     out.push(ev);
   }
   return out.sort((a, b) => a.t - b.t);
+}
+
+// An event as the history keeps it: what KEEP names of it, sites and holders cut to the top few.
+function noteOf(fields, time) {
+  const keep = KEEP[fields.event];
+  if (!keep) return null;
+  const ev = { t: time, event: fields.event, pid: fields.pid ?? null };
+  for (const k of keep) if (fields[k] !== undefined) ev[k] = k === 'sites' ? trimSites(fields.sites) : k === 'held' ? trimHeld(fields.held) : fields[k];
+  return ev;
 }
 
 function trimHeld(held) {
