@@ -3,12 +3,11 @@
 // answered, when each worker last had a confirmation point taken, and when every worker was
 // first ready, or why one could not be.
 import { EVENTS } from '../constants.js';
-import { RETAINERS_EVENT } from './verdict.js';
 
 // The events a verdict or the report reads; the rest (samples, advice) is not kept.
 const KEPT = new Set([
   EVENTS.WORKER_SPAWN, EVENTS.WORKER_READY, EVENTS.WORKER_EXIT, EVENTS.WORKER_RECYCLE, EVENTS.LEAK_WARNING,
-  EVENTS.LIMIT_BELOW_BASELINE, EVENTS.RECYCLE_FAILED, RETAINERS_EVENT,
+  EVENTS.LIMIT_BELOW_BASELINE, EVENTS.RECYCLE_FAILED, EVENTS.WORKER_RETAINERS,
 ]);
 // A worker that misses its readyTimeout is killed by the supervisor (primary/lifecycle/starts.js);
 // this is only a net under that, should its exit never come.

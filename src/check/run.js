@@ -44,7 +44,9 @@ export async function runCheck(config, { load: command, durationMs, cwd, logFd =
     endedAt = Date.now();
   }
   const loadExit = load ? (load.running() ? { ...(await load.stop()), stopped: true } : { ...(await load.done), stopped: false }) : null;
-  await sup?.stop('check');
+  // Workers with a named heap or external leak write a heap snapshot as they leave: the report can
+  // then say what holds the leak (docs/retainers.md), at no cost to anyone.
+  await sup?.stop('check', { evidence: true });
   await exited;
   load?.reap();
   if (!ready.ok) failure = notReady(ready, sup, config, output);

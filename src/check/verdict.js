@@ -14,9 +14,6 @@ export const RESULTS = Object.freeze({
   ERROR: { result: 'error', exitCode: 2 },
 });
 
-/** The event a retainer analysis puts on the stream: what holds a leak's memory (docs/ci-gate.md). */
-export const RETAINERS_EVENT = 'worker.retainers';
-
 /**
  * @typedef {object} CheckLeak  one kind of leak named in the run, across the slots that leaked it
  * @property {string} kind @property {number[]} slots @property {number} namedAtS  seconds after ready
@@ -119,7 +116,7 @@ function leaksOf(events, atS) {
   }
   // What a retainer analysis found holds a leak: the kind it names, else the slot's heap leak.
   for (const e of events) {
-    if (e.event !== RETAINERS_EVENT) continue;
+    if (e.event !== EVENTS.WORKER_RETAINERS) continue;
     const held = bestHolder(e.holder ?? e.held);
     const L = byKind.get(e.kind ?? LEAK_KINDS.HEAP);
     if (held && L && (e.slot == null || L.slots.includes(e.slot))) L.holder ??= held;

@@ -21,7 +21,7 @@ import { handleSignals } from './signals.js';
  * its `stop` joins a stop under way.
  * @param {import('../types.js').Config} config
  * @param {{loadConfig?: (() => Promise<object>)|null, streams?: {log?: NodeJS.WritableStream|number, stdout?: NodeJS.WritableStream, stderr?: NodeJS.WritableStream}|null,
- *   beforeStart?: ((run: {events: import('node:events').EventEmitter, api: import('./api.js').SupervisorApi, stop: (why: string) => Promise<void>, fatal: () => Error|null}) => void)|null}} [options]
+ *   beforeStart?: ((run: {events: import('node:events').EventEmitter, api: import('./api.js').SupervisorApi, stop: (why: string, o?: {evidence?: boolean}) => Promise<void>, fatal: () => Error|null}) => void)|null}} [options]
  */
 export async function runSupervisor(config, { loadConfig: reload = null, streams = null, beforeStart = null } = {}) {
   const dir = runDir();
@@ -59,7 +59,7 @@ export async function runSupervisor(config, { loadConfig: reload = null, streams
   // Under --tui a SIGHUP means the terminal closed, not "reload": the screen handles it.
   const unhook = handleSignals(sup, { hangupStops: config.tui });
   // A stop the caller asks for joins one under way (a signal's) rather than forcing it.
-  beforeStart?.({ events: sup.events, api: sup.api, stop: (why) => sup.stopping ?? sup.stop(why), fatal: () => sup.fatal });
+  beforeStart?.({ events: sup.events, api: sup.api, stop: (why, o) => sup.stopping ?? sup.stop(why, o), fatal: () => sup.fatal });
   sup.start();
   if (config.tui) runTui(sup, sup.api);
   await sup.done;

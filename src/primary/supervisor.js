@@ -4,7 +4,7 @@
 // crash-restarts the restart timers, exit-report the exit events and OOM reading, the tick loop the
 // poll schedule. What people and scripts may ask of it is one surface, `api` (api.js).
 import { EventEmitter } from 'node:events';
-import { ADVICE, EVENTS, SPAWN_CAUSES } from '../constants.js';
+import { ADVICE, EVENTS, REASONS, SPAWN_CAUSES } from '../constants.js';
 import { resolveTotalLimit } from '../core/policy/policy.js';
 import { defaultTotalLimit } from '../core/policy/memory-budget.js';
 import { oomGroupAdvice } from '../core/policy/fit.js';
@@ -208,8 +208,12 @@ export class Supervisor {
     return this.readModel.snapshot();
   }
 
-  /** Drain every worker and resolve when all are gone. A second call forces. */
-  stop(signal) {
+  /**
+   * Drain every worker and resolve when all are gone. A second call forces. `evidence`: a worker
+   * with a named heap or external leak writes a heap snapshot as it leaves, and the stop waits
+   * for what it holds (`nodesup check`, whose report ends the run); a production stop does not.
+   */
+  stop(signal, { evidence = false } = {}) {
     if (this.stopping) {
       this.#forceStop();
       return this.stopping;
@@ -221,9 +225,9 @@ export class Supervisor {
     this.realtime?.stopping(); // the sticky balancer stops accepting
     this.events.emit('stopping');
     this.stopping = (async () => {
-      await this.recycler.drain.all(t0, (err) => this.log('error', { err }, 'drain failed; the worker was killed'));
-      // A snapshot's analysis does not hold a stop: ended, and said so.
-      this.snapshots.stop();
+      await this.recycler.drain.all(t0, (err) => this.log('error', { err }, 'drain failed; the worker was killed'), evidence ? (rec) => this.#leavingSnapshot(rec) : null);
+      // A snapshot's analysis does not hold a production stop: ended, and said so.
+      if (!evidence) this.snapshots.stop();
       await Promise.allSettled([...this.snapshots.pending]);
       this.guard?.close();
       this.realtime?.stopped();
@@ -231,6 +235,15 @@ export class Supervisor {
       this.resolveDone();
     })();
     return this.stopping;
+  }
+
+  // The snapshot a worker leaving at a stop writes, when the tick named a heap or external leak in it.
+  #leavingSnapshot(rec) {
+    const leak = this.readModel.judgementOf(rec.id)?.leak;
+    if (!leak) return null;
+    const plan = this.snapshots.plan(rec, { reason: REASONS.LEAK, kind: leak.kind, sites: leak.sites });
+    if (plan) this.snapshots.collect(plan, { exited: rec.exited, replacementReadyAt: null });
+    return plan;
   }
 
   #forceStop() {

@@ -1,7 +1,8 @@
 // The gate's verdict as a table: what the supervisor said during a run → the result, the exit
 // status, the leaks by kind, and when the run was too short to say anything.
 import test from 'ava';
-import { verdictOf, RETAINERS_EVENT } from '../../src/check/verdict.js';
+import { verdictOf } from '../../src/check/verdict.js';
+import { EVENTS } from '../../src/constants.js';
 import { judgingTimes } from '../../src/check/judging-time.js';
 
 const MiB = 1024 * 1024;
@@ -120,9 +121,9 @@ test('a holder is kept from the leak event, or from a retainer analysis of its s
   t.deepEqual(run([ready(0), heapWarning(0, 170, { holder })]).leaks[0].holder, holder);
   // The analysis's list, best first: the best is the holder.
   t.deepEqual(run([ready(0), heapWarning(0, 170, { held: [holder, { holder: { name: 'other' } }] })]).leaks[0].holder, holder);
-  const later = run([ready(0), heapWarning(0, 170), { event: RETAINERS_EVENT, slot: 0, pid: 100, kind: 'heap', held: 'recentRequests', time: s(180) }]);
+  const later = run([ready(0), heapWarning(0, 170), { event: EVENTS.WORKER_RETAINERS, slot: 0, pid: 100, kind: 'heap', held: 'recentRequests', time: s(180) }]);
   t.is(later.leaks[0].holder, 'recentRequests');
-  const otherSlot = run([ready(0), heapWarning(0, 170), { event: RETAINERS_EVENT, slot: 3, held: 'x', time: s(180) }]);
+  const otherSlot = run([ready(0), heapWarning(0, 170), { event: EVENTS.WORKER_RETAINERS, slot: 3, held: 'x', time: s(180) }]);
   t.is(otherSlot.leaks[0].holder, null);
 });
 

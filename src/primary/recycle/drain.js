@@ -98,11 +98,13 @@ export class Drain {
    * A stop's drain: every worker retired at once (allSettled: one that cannot be drained must not
    * leave the others undrained), again until none is left, since a recycle already past its checks
    * may still fork a replacement; then the children left behind are reaped. `onFailed` hears each
-   * drain that failed, and what is left is forced.
+   * drain that failed, and what is left is forced. `snapshotOf` (rec) gives the heap snapshot a
+   * serving worker writes as it leaves, or null.
    */
-  async all(decidedAt, onFailed) {
+  async all(decidedAt, onFailed, snapshotOf = null) {
+    const leaving = (rec) => (snapshotOf && rec.state === STATES.READY ? snapshotOf(rec) : null);
     while (this.pool.live.size) {
-      const retired = await Promise.allSettled(this.pool.records().map((rec) => this.retire(rec, { reason: RETIRE.STOP, decidedAt })));
+      const retired = await Promise.allSettled(this.pool.records().map((rec) => this.retire(rec, { reason: RETIRE.STOP, decidedAt, snapshot: leaving(rec) })));
       for (const r of retired) if (r.status === 'rejected') onFailed(r.reason);
       if (retired.some((r) => r.status === 'rejected')) this.forceAll();
     }
