@@ -34,6 +34,7 @@ export class Graph {
     this.NT = { object: nt('object'), closure: nt('closure'), array: nt('array'), string: nt('string'), native: nt('native'), code: nt('code'), hidden: nt('hidden'), synthetic: nt('synthetic') };
     this.firstEdge = this.indexEdges();
     this.checkNodes();
+    this.weakTables = this.stringTables();
     this.buildRetainers();
   }
 
@@ -82,10 +83,29 @@ export class Graph {
     for (let i = 0; i < N; i++) for (let e = firstEdge[i], end = firstEdge[i + 1]; e < end; e++) fn(i, e);
   }
 
-  /** Weak edges keep nothing alive; shortcuts duplicate a real path except from the root (DevTools' rule). */
+  /**
+   * Weak edges keep nothing alive; shortcuts duplicate a real path except from the root (DevTools'
+   * rule). V8's string tables are weak too (an internalized string only they keep is dropped at the
+   * next GC), but the snapshot writes their edges as strong ones: followed, the root would dominate
+   * every object key, and a dictionary's property store would hold none of its keys.
+   */
   essential(from, e) {
     const type = this.edges[e * this.EF + this.eType];
-    return type !== this.ET.weak && (type !== this.ET.shortcut || from === 0);
+    return type !== this.ET.weak && (type !== this.ET.shortcut || from === 0) && !this.weakTables.has(from);
+  }
+
+  /** The GC roots' string tables: `(Internalized strings)`, `(External strings)`. */
+  stringTables() {
+    const tables = new Set();
+    for (let e = this.firstEdge[0]; e < this.firstEdge[1]; e++) {
+      const roots = this.edgeTo(e);
+      if (this.name(roots) !== '(GC roots)') continue;
+      for (let k = this.firstEdge[roots]; k < this.firstEdge[roots + 1]; k++) {
+        const to = this.edgeTo(k);
+        if (this.type(to) === this.NT.synthetic && /^\((?:Internalized|External) strings\)$/.test(this.name(to))) tables.add(to);
+      }
+    }
+    return tables;
   }
 
   type(i) { return this.nodes[i * this.NF + this.nType]; }

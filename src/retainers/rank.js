@@ -29,7 +29,11 @@ export function rankHolders(candidates, dom, hints, describe) {
     else groups.set(key, { ...c, bytes, d, holders: [c.holder], siteBoost: d.siteBoost });
   }
   const scored = [...groups.values()].map((g) => ({ ...g, score: sizeFit(g.bytes, hints, heap) * uniformity(g) * g.siteBoost * typeBoost(g, hints) * ownership(g.d) }));
-  scored.sort((a, b) => b.score - a.score || b.bytes - a.bytes);
+  // Node's tables do not grow with the app's traffic: when a holder of the app's (or a package's)
+  // keeps at least half of what grew, no node: holder comes before it, however its size fits.
+  const explained = hints.growthBytes > 0 && scored.some((g) => !isNodeInternal(g.d) && g.bytes >= hints.growthBytes / 2);
+  const tier = (g) => (explained && isNodeInternal(g.d) ? 1 : 0);
+  scored.sort((a, b) => tier(a) - tier(b) || b.score - a.score || b.bytes - a.bytes);
   return pickDisjoint(scored, dom.idom).map((g) => ({
     bytes: g.bytes,
     share: round(g.bytes / (hints.growthBytes > 0 ? hints.growthBytes : heap)),
@@ -57,10 +61,11 @@ export function uniformity({ count, dominated }) {
  * own. A holder declared inside node: internals, or reached by no declared name, weighs less.
  */
 function ownership(d) {
-  const head = d.path[0];
-  if (head.startsWith('(internal)')) return 0.3;
-  return /^\((?:module|closure)\) node:/.test(head) ? 0.1 : 1;
+  if (d.path[0].startsWith('(internal)')) return 0.3;
+  return isNodeInternal(d) ? 0.1 : 1;
 }
+
+const isNodeInternal = (d) => /^\((?:module|closure)\) node:/.test(d.path[0]);
 
 /** External growth is Buffers' and ArrayBuffers' memory: a holder of those is the likelier one. */
 function typeBoost(c, hints) {

@@ -30,9 +30,13 @@ export class Scripts {
     if (script === NONE) return '';
     if (g.name(script).startsWith('system / DebugInfo')) script = g.child(script, 'script');
     if (script === NONE) return '';
-    const named = g.child(script, 'name');
-    const name = named !== NONE && g.typeName(named).endsWith('string') ? g.name(named) : g.name(script);
-    return name.startsWith('system /') ? '' : name;
+    // V8 names a Script's node by its name's text, flattened; the `name` edge's node may be a
+    // sliced string (Node 22+ compiles an imported CommonJS module under a name sliced from its
+    // file:// URL), whose node name is the placeholder "(sliced string)", not its text.
+    const own = g.name(script);
+    if (realName(own)) return own;
+    const text = stringText(g, g.child(script, 'name'), 0);
+    return realName(text) ? text : '';
   }
 
   /** Script id → name, learnt once from every closure that has a location. */
@@ -107,6 +111,26 @@ export class Scripts {
     }
     return this.sources.get(script);
   }
+}
+
+const MAX_STRING_DEPTH = 8;
+
+/** A script name, not V8's label for a node (`system / Script`, `(sliced string)`, ''). */
+const realName = (name) => Boolean(name) && !name.startsWith('system /') && !/^\(.*\)$/.test(name);
+
+/**
+ * A string node's text, or '' when the snapshot does not keep it: a flat string's node name is its
+ * text; a concatenated one's is its `first` and `second` parts'; a sliced one's is a part of its
+ * `parent` at an offset the snapshot does not record, so it is unknown.
+ */
+function stringText(g, node, depth) {
+  if (node === NONE || depth > MAX_STRING_DEPTH) return '';
+  const type = g.typeName(node);
+  if (type === 'string') return g.name(node);
+  if (type !== 'concatenated string') return '';
+  const first = stringText(g, g.child(node, 'first'), depth + 1);
+  const second = first && stringText(g, g.child(node, 'second'), depth + 1);
+  return first && second ? first + second : '';
 }
 
 const escape = (s) => s.replace(/[$]/g, '\\$');
