@@ -34,7 +34,11 @@ export function rankHolders(candidates, dom, hints, describe) {
   const explained = hints.growthBytes > 0 && scored.some((g) => !isNodeInternal(g.d) && g.bytes >= hints.growthBytes / 2);
   const tier = (g) => (explained && isNodeInternal(g.d) ? 1 : 0);
   scored.sort((a, b) => tier(a) - tier(b) || b.score - a.score || b.bytes - a.bytes);
-  return pickDisjoint(scored, dom.idom).map((g) => ({
+  // Two groups of one path (its elements of two kinds) would read as one holder said twice: the
+  // better one is said (Node 26's unnamed internals gave two "(internal)/Object").
+  const said = new Set();
+  const once = (g) => { const k = g.d.path.join('\u0000'); if (said.has(k)) return false; said.add(k); return true; };
+  return pickDisjoint(scored, dom.idom).filter(once).map((g) => ({
     bytes: g.bytes,
     share: round(g.bytes / (hints.growthBytes > 0 ? hints.growthBytes : heap)),
     count: g.count,
