@@ -26,6 +26,8 @@ const C = CHILDREN_THRESHOLDS;
  * @param {{now:number, startedAt:number|null, minGrowth:number}} o
  */
 export function detectChildrenLeak(window, { now, startedAt = null, minGrowth }) {
+  // Every worker, every tick: one with fewer children than a climb needs costs one comparison.
+  if (!((window.last()?.children ?? 0) >= C.minRise)) return null;
   const since = Math.max(now - C.windowMs, startedAt ?? -Infinity);
   const samples = (window.since ? window.since(since) : window.samples.filter((s) => s.t >= since))
     .filter((s) => s.children != null && s.childrenRss != null);
