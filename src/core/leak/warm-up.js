@@ -16,17 +16,8 @@ export const WARM_UP_MS = 150_000;
 const LEARNED = new Set([LEAK_KINDS.HEAP, LEAK_KINDS.EXTERNAL, LEAK_KINDS.CHILDREN]);
 
 /**
- * Whether a worker's rise is still held as a possible warm-up.
- * @param {{id:number, readyAt:number|null, startedAt:number}} w
- * @param {{leaked?:{id:number}|null}} slotState
- * @param {number} now @param {number} [warmUpMs]  leak.warmUp
- */
-export function heldAsWarmUp(w, slotState, now, warmUpMs = WARM_UP_MS) {
-  return now < warmUpEnd(w, slotState, warmUpMs);
-}
-
-/**
- * When the worker's warm-up hold ends (-Infinity when its slot knows better). A verdict on points
+ * When the worker's warm-up hold ends (-Infinity when its slot knows better): no fast verdict
+ * before it. `w`: {id, readyAt, startedAt}; `warmUpMs`: leak.warmUp. A verdict on points
  * after full GCs also needs a point taken after it: on a loaded machine the last point before the
  * hold's end may be half a minute old, taken while a cache still filled (named at 151 s, once).
  */
