@@ -153,7 +153,7 @@ const config = z.strictObject({
   diagnose: diagnose.prefault({}),
   tui: bool().default(false),
   // null: decided at load from the app's package.json (config/realtime-default.js).
-  balance: z.enum(['round-robin', 'sticky'], { error: '"round-robin" or "sticky"' }).nullable().default(null),
+  balance: z.enum(['round-robin', 'sticky', 'reuse-port'], { error: '"round-robin", "sticky" or "reuse-port"' }).nullable().default(null),
   stickyHeader: z.union([z.null(), leaf('a header name like "x-forwarded-for"', (v) => (typeof v === 'string' && /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(v) ? { value: v.toLowerCase() } : undefined))], { error: 'a header name like "x-forwarded-for", or null' }).default(null),
 }, { error: 'an object or a function returning one' });
 

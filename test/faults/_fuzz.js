@@ -32,7 +32,7 @@ const KIND = {
   format: [['json', 'pretty'], ['xml']],
   action: [['recycle', 'warn'], ['kill', false]],
   bool: [[true, false], ['true', 0, 1]],
-  balance: [['round-robin', 'sticky'], ['least', 'Sticky', true]],
+  balance: [['round-robin', 'sticky', 'reuse-port'], ['least', 'Sticky', 'reuseport', true]],
   header: [[null, 'x-forwarded-for', 'X-Real-IP'], ['x forwarded', '', 1]],
   strings: [[[], ['--x'], ['a', 'b'], ['a', 1]], [[null], 'a', [['nested']]]],
   script: [['app.js', 'missing.js'], ['.', '', ' ', 'a\nb.js']],
