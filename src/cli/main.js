@@ -3,6 +3,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { EXIT } from '../errors.js';
+import { reportError } from './report-error.js';
 import * as start from './commands/start.js';
 import * as init from './commands/init.js';
 import * as check from './commands/check.js';
@@ -33,16 +34,5 @@ cli
 try {
   await cli.parseAsync();
 } catch (err) {
-  report(err);
-}
-
-/** One line for a known error, a stack for a bug. */
-function report(err) {
-  if (err?.code?.startsWith?.('NODESUP_ERR_')) {
-    process.stderr.write(`nodesup: ${err.message}\n`);
-    process.exitCode = err.exitCode ?? EXIT.RUNTIME;
-  } else {
-    process.stderr.write(`nodesup: internal error: ${err?.stack ?? err}\n`);
-    process.exitCode = EXIT.RUNTIME;
-  }
+  reportError(err);
 }

@@ -18,12 +18,13 @@ import { handleSignals } from './signals.js';
  * `streams` (`nodesup check`): where the log (a Writable or a file descriptor) and the app's stdout
  * and stderr go instead of this process's own stdout and stderr. `beforeStart` is handed the
  * running supervisor's surface before the first worker forks, so a caller hears every event;
- * its `stop` joins a stop under way.
+ * its `stop` joins a stop under way. `note`: one line to log before the start (how the CLI ran it).
  * @param {import('../types.js').Config} config
  * @param {{loadConfig?: (() => Promise<object>)|null, streams?: {log?: NodeJS.WritableStream|number, stdout?: NodeJS.WritableStream, stderr?: NodeJS.WritableStream}|null,
+ *   note?: {level: string, fields: object, msg: string}|null,
  *   beforeStart?: ((run: {events: import('node:events').EventEmitter, api: import('./api.js').SupervisorApi, stop: (why: string, o?: {evidence?: boolean}) => Promise<void>, fatal: () => Error|null}) => void)|null}} [options]
  */
-export async function runSupervisor(config, { loadConfig: reload = null, streams = null, beforeStart = null } = {}) {
+export async function runSupervisor(config, { loadConfig: reload = null, streams = null, beforeStart = null, note = null } = {}) {
   const dir = runDir();
   ensureRunDir(dir);
   // With --tui the screen is ours: logs and the app's own output go to one file beside the socket.
@@ -39,6 +40,7 @@ export async function runSupervisor(config, { loadConfig: reload = null, streams
   sup = new Supervisor(config, { output: { stdout: out, stderr: err, prefix: config.log.format === 'pretty' }, loadConfig: reload });
 
   logEvents(sup.events, logger);
+  if (note) sup.log(note.level, note.fields, note.msg);
   const control = await startControlServer({ name: config.name, dir, handlers: sup.api, report: (level, fields, msg) => sup.log(level, fields, msg) });
   let metricsServer = null;
   let metrics = null;

@@ -1,7 +1,10 @@
 // `nodesup start <script> [-- app args]`: the primary in the foreground. Everything that can be
 // refused (config, script, the control socket, the metrics port) is checked before a worker forks.
+// Once the config is valid this process replaces itself, same pid, with the lean primary
+// (cli/lean-launch.js); where it cannot, the primary runs here.
 
 import { appOptions } from './app-options.js';
+import { execLean, loadInputs } from '../lean-launch.js';
 
 export const command = 'start [script]';
 export const describe = 'start the primary in the foreground; logs on stdout';
@@ -21,8 +24,12 @@ export function builder(y) {
 export async function handler(argv) {
   // Loaded here, not at the top: `nodesup status` and the other commands need neither zod nor the primary.
   const { loadConfig, flagsToConfig } = await import('../../config/load.js');
+  const inputs = loadInputs(argv, flagsToConfig);
+  const config = await loadConfig(inputs);
+  const why = execLean(config, inputs);
   const { runSupervisor } = await import('../../primary/start.js');
-  const cwd = process.cwd();
-  const load = () => loadConfig({ cwd, configPath: argv.config, flags: flagsToConfig(argv), script: argv.script, appArgs: argv['--'] ?? [] });
-  process.exitCode = await runSupervisor(await load(), { loadConfig: load });
+  process.exitCode = await runSupervisor(config, {
+    loadConfig: () => loadConfig(inputs),
+    note: { level: 'info', fields: { primary: 'full' }, msg: `primary: the CLI and config validation stay loaded (~10 MiB): ${why}` },
+  });
 }

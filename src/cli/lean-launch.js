@@ -1,0 +1,79 @@
+// `nodesup start` in two stages under one pid: the CLI parses the flags and validates the config
+// (yargs, zod: ~10 MiB the primary would keep for its whole life), then replaces itself with
+// process.execve by lean-primary.js, which runs the supervisor with that config and nothing else.
+// The pid the user started stays the primary: signals, the run directory, exit codes, the
+// terminal and Kubernetes see one process. A SIGHUP's re-read is done by a short-lived child
+// (config-child.js), so zod never loads into the lean primary.
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { NodesupError } from '../errors.js';
+
+const LEAN_ENTRY = fileURLToPath(new URL('./lean-primary.js', import.meta.url));
+const CHILD_ENTRY = fileURLToPath(new URL('./config-child.js', import.meta.url));
+/** The environment variable that hands the validated config to lean-primary.js. */
+export const HANDOVER = 'NODESUP_LEAN_START';
+// An environment string is at most 128 KiB on Linux (MAX_ARG_STRLEN); a config larger than this
+// (a huge `env`) starts the way it did before.
+const MAX_HANDOVER = 100_000;
+const RELOAD_TIMEOUT_MS = 60_000;
+
+/**
+ * What loadConfig needs to read the config again the same way: JSON, for the handover and the child.
+ * @param {object} argv yargs' argv of `start`
+ * @param {(argv: object) => object} flagsToConfig
+ */
+export function loadInputs(argv, flagsToConfig) {
+  return { cwd: process.cwd(), configPath: argv.config, flags: flagsToConfig(argv), script: argv.script, appArgs: (argv['--'] ?? []).map(String) };
+}
+
+/**
+ * Replace this process with the lean primary. Returns only when it cannot, with why (the primary
+ * then runs here, as before).
+ * @returns {string}
+ */
+export function execLean(config, inputs) {
+  if (typeof process.execve !== 'function') return `process.execve needs Node 22.15 or later (this is ${process.versions.node})`;
+  const handover = JSON.stringify({ config, inputs });
+  if (handover.length > MAX_HANDOVER) return `the config is over ${MAX_HANDOVER} bytes of JSON, too large to hand over in the environment`;
+  const args = [process.execPath, ...process.execArgv, LEAN_ENTRY, ...process.argv.slice(2)];
+  // process.execve is experimental and says so: the user asked for nothing experimental.
+  const emitWarning = process.emitWarning;
+  process.emitWarning = (warning, ...rest) => (/execve/.test(String(warning?.message ?? warning)) ? undefined : emitWarning.call(process, warning, ...rest));
+  try {
+    process.execve(process.execPath, args, { ...process.env, [HANDOVER]: handover });
+  } catch (err) {
+    process.emitWarning = emitWarning;
+    return `process.execve failed: ${err.message}`;
+  }
+  return 'process.execve returned';
+}
+
+/**
+ * Read and validate the config in a child process, as loadConfig would here; resolves with the
+ * config or rejects with the same NodesupError (config.invalid says its message).
+ */
+export function loadInChild(inputs) {
+  return new Promise((resolve, reject) => {
+    const child = fork(CHILD_ENTRY, [JSON.stringify(inputs)], { cwd: inputs.cwd, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let answered = false;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      settle({ error: { code: 'NODESUP_ERR_CONFIG_LOAD', message: `config: cannot load: reading it took more than ${RELOAD_TIMEOUT_MS / 1000} s` } });
+    }, RELOAD_TIMEOUT_MS);
+    function settle(answer) {
+      if (answered) return;
+      answered = true;
+      clearTimeout(timer);
+      if (answer.config) resolve(answer.config);
+      else reject(answer.error?.code?.startsWith?.('NODESUP_ERR_') ? new NodesupError(answer.error.code, answer.error.message) : new Error(answer.error?.message ?? 'no answer'));
+    }
+    child.once('message', (answer) => {
+      settle(answer);
+      // A config that left a timer running keeps its process alive: the answer is all we need.
+      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+    });
+    child.once('error', (err) => settle({ error: { message: `config: cannot load: ${err.message}` } }));
+    // 'close', not 'exit': it comes after the IPC channel is drained, so an answer is never missed.
+    child.once('close', (code, signal) => settle({ error: { message: `config: cannot load: the process reading it exited (${code ?? signal}) without an answer` } }));
+  });
+}
