@@ -189,7 +189,8 @@ export class Supervisor {
     const { config, cgroup } = this;
     if (this.memoryDefault) this.#sayMemoryDefault();
     if (config.balanceFrom) {
-      this.log('info', { event: EVENTS.CONFIG_DEFAULT, key: 'balance', value: config.balance, ...config.balanceFrom });
+      // A balance asked for and not given ('reuse-port' where it would drop connections) is a warning.
+      this.log(config.balanceFrom.requested ? 'warn' : 'info', { event: EVENTS.CONFIG_DEFAULT, key: 'balance', value: config.balance, ...config.balanceFrom });
     }
     const advice = oomGroupAdvice({ oomGroup: cgroup.oomGroup, cgroupLimit: cgroup.memoryLimit, primaryRss: this.primaryRss, workers: config.workers, rssLimit: config.limits.rss });
     if (advice) this.log('warn', { event: EVENTS.ADVICE, ...advice });

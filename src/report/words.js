@@ -74,6 +74,9 @@ const WORDS = {
 
 // A default decided at start, with why and how to choose otherwise.
 function configDefault(f) {
+  if (f.key === 'balance' && f.requested) {
+    return `balance: '${f.value}', not '${f.requested}': ${f.detail}; '${f.requested}' needs Node 22.12 or later and net.ipv4.tcp_migrate_req=1`;
+  }
   if (f.key === 'balance') {
     return `balance: '${f.value}', since ${f.packageJson ?? 'package.json'} depends on ${f.dependency} (long-polling needs each client on one worker); set balance: 'round-robin' to choose`;
   }

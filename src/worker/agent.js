@@ -15,7 +15,8 @@ import { bufferSampler } from './sites/buffer-sampler.js';
 import { confirm } from './sites/confirm.js';
 import { fullGc } from './full-gc.js';
 import { workerDrain, leaveOnPlannedDisconnect } from './drain/drain.js';
-import { isSticky, stickyWorker, reportSession } from './sticky.js';
+import { isSticky, stickyWorker, reportSession } from './balance/sticky.js';
+import { isReusePort, reusePortWorker } from './balance/reuse-port.js';
 import { loopDelay } from './sample/loop-delay.js';
 import { cpuWait } from './sample/cpu-wait.js';
 import { gcTotals } from './sample/gc.js';
@@ -33,6 +34,7 @@ function start() {
     delay: loopDelay(), cpuWait: cpuWait(),
   };
   state.gc = gcTotals((major) => afterGc(state, major));
+  if (isReusePort()) reusePortWorker();
   state.drain = workerDrain({
     balanced: sticky ? stickyWorker() : null,
     onEngine: (engine) => onEngine(engine, sticky),

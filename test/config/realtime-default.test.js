@@ -75,3 +75,21 @@ test('loadConfig decides it for the script it resolves, and a config file\'s bal
   fs.writeFileSync(path.join(dir, 'supervisor.config.js'), "export default { balance: 'round-robin' };\n");
   t.like(await loadConfig({ cwd: dir, script: 'server.js' }), { balance: 'round-robin', balanceFrom: null });
 });
+
+test("'reuse-port' is kept where the host has it, and falls back to round-robin, saying why, where it would drop connections", (t) => {
+  const dir = appDir(t, { 'package.json': { name: 'api', dependencies: { express: '^5' } }, 'server.js': '' });
+  const script = path.join(dir, 'server.js');
+  t.deepEqual(decideBalance('reuse-port', script, { node: '22.12.0', migrateReq: 1 }), { balance: 'reuse-port', balanceFrom: null });
+  t.like(decideBalance('reuse-port', script, { node: '26.1.0', migrateReq: 0 }),
+    { balance: 'round-robin', balanceFrom: { requested: 'reuse-port', reason: 'tcp_migrate_req' } });
+  t.like(decideBalance('reuse-port', script, { node: '24.0.0', migrateReq: null }), { balance: 'round-robin', balanceFrom: { reason: 'tcp_migrate_req' } });
+  t.like(decideBalance('reuse-port', script, { node: '22.11.0', migrateReq: 1 }), { balance: 'round-robin', balanceFrom: { reason: 'node' } });
+  t.like(decideBalance('reuse-port', script, { node: '20.20.2', migrateReq: 1 }), { balance: 'round-robin', balanceFrom: { reason: 'node' } });
+});
+
+test("'reuse-port' for an app that depends on socket.io is refused: the kernel would scatter a long-polling session's requests", (t) => {
+  const dir = appDir(t, { 'package.json': { name: 'chat', dependencies: { 'socket.io': '^4.8.0' } }, 'server.js': '' });
+  const err = t.throws(() => decideBalance('reuse-port', path.join(dir, 'server.js'), { node: '24.0.0', migrateReq: 1 }));
+  t.is(err.code, 'NODESUP_ERR_CONFIG');
+  t.regex(err.message, /depends on socket\.io.*balance: 'sticky'/);
+});

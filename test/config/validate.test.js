@@ -137,7 +137,7 @@ const bad = [
   [{ workers: 2.5 }, 'workers: expected a positive integer or "max", got 2.5'],
   [{ workers: 'all' }, 'workers: expected a positive integer or "max", got "all"'],
   [{ workers: 2000 }, 'workers: expected a positive integer up to 1024 or "max", got 2000'],
-  [{ balance: 'sticki' }, 'balance: expected "round-robin" or "sticky", got "sticki"'],
+  [{ balance: 'sticki' }, 'balance: expected "round-robin", "sticky" or "reuse-port", got "sticki"'],
   [{ stickyHeader: 'x forwarded' }, 'stickyHeader: expected a header name like "x-forwarded-for", or null, got "x forwarded"'],
   [{ pollInterval: '50ms' }, 'pollInterval: expected a duration of at least 100ms, got "50ms"'],
   [{ pollInterval: 'often' }, 'pollInterval: expected a duration like "10s", got "often"'],

@@ -1,6 +1,6 @@
 // balance: 'sticky'. The primary accepts the app's connections itself and hands each one to a
 // worker, as @socket.io/sticky's setupMaster does, with the app unchanged: its server.listen(port)
-// is turned by the agent (worker/sticky.js) into a LISTEN message, and the primary opens that port.
+// is turned by the agent (worker/balance/sticky.js) into a LISTEN message, and the primary opens that port.
 // A connection is read up to its first chunk, routed (core/sticky-route.js), and sent with those
 // bytes over the worker's IPC channel. An engine.io session's requests go to the worker that holds
 // it, even while that worker drains (a poll sent elsewhere gets HTTP 400 "Session ID unknown");

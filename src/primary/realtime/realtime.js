@@ -1,5 +1,5 @@
 // What real-time apps (socket.io) need from the primary, wired in one place: the sticky balancer
-// (balance: 'sticky'), the relay of @socket.io/cluster-adapter's messages, and the advice when the
+// (balance: 'sticky') or the workers' own listens (balance: 'reuse-port'), the relay of @socket.io/cluster-adapter's messages, and the advice when the
 // app long-polls without stickiness. The supervisor starts it and tells it when the stop begins.
 import { startBalancer } from './balancer.js';
 import { relayAdapterMessages } from './adapter-relay.js';
@@ -21,6 +21,8 @@ export function startRealtime({ config, pool, currentConfig, report }) {
     workerEnv.NODESUP_BALANCE = 'sticky';
     balancer = startBalancer({ slots: pool.slots, header: config.stickyHeader?.toLowerCase() ?? null, report });
   }
+  // Each worker listens on the port itself (worker/balance/reuse-port.js): nothing to run here.
+  if (config.balance === 'reuse-port') workerEnv.NODESUP_BALANCE = 'reuse-port';
   const stopRelay = relayAdapterMessages(pool);
   // The balancer runs as started: a SIGHUP that changes `balance` takes a restart (config-diff.js).
   const slotOf = (worker) => pool.records().find((rec) => rec.worker === worker)?.slot ?? null;

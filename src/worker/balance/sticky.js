@@ -1,10 +1,11 @@
-// The worker's half of balance: 'sticky' (the primary's is primary/realtime/balancer.js). The app calls
+// The worker's half of balance: 'sticky' (the primary's is src/primary/realtime/balancer.js). The app calls
 // server.listen(port) as always; the agent tells the primary, which opens that port itself, and
 // lets the server listen through cluster on an ephemeral loopback port nobody connects to: the
 // worker becomes ready and is drained the way cluster does it. Connections then come over IPC
 // with their first bytes, and are given to the app's server as if it had accepted them.
 import net from 'node:net';
-import { KIND, message, isOurs } from '../protocol.js';
+import { KIND, message, isOurs } from '../../protocol.js';
+import { tcpTarget, listenCallback } from './listen-target.js';
 
 /** True when the primary balances this worker's connections itself. */
 export const isSticky = () => process.env.NODESUP_BALANCE === 'sticky';
@@ -21,9 +22,8 @@ export function stickyWorker() {
     if (!target) return listen.apply(this, args);
     const key = `${target.host ?? ''}:${target.port}`;
     servers.set(key, this);
-    send(message(KIND.LISTEN, { key, ...target }));
-    const cb = typeof args.at(-1) === 'function' ? args.at(-1) : undefined;
-    return listen.call(this, { port: 0, host: '127.0.0.1' }, cb);
+    send(message(KIND.LISTEN, { key, port: target.port, host: target.host, backlog: target.backlog }));
+    return listen.call(this, { port: 0, host: '127.0.0.1' }, listenCallback(args));
   };
 
   process.on('internalMessage', (msg, socket) => {
@@ -70,21 +70,4 @@ export function reportSession(sid, open) {
 
 function send(msg) {
   if (process.connected) process.send(msg);
-}
-
-// { port, host, backlog } of a listen on a fixed TCP port; null for anything else (port 0, a
-// path, a handle, an fd, an exclusive listen), which keeps its own listen.
-function tcpTarget(args) {
-  const [a, b, c] = args;
-  if (typeof a === 'number' || (typeof a === 'string' && /^\d+$/.test(a))) {
-    const port = Number(a);
-    if (!port) return null;
-    return { port, host: typeof b === 'string' ? b : undefined, backlog: typeof c === 'number' ? c : undefined };
-  }
-  if (a && typeof a === 'object' && a.port !== undefined && a.path === undefined && a.fd === undefined && a.handle === undefined && !a.exclusive) {
-    const port = Number(a.port);
-    if (!port) return null;
-    return { port, host: a.host, backlog: a.backlog };
-  }
-  return null;
 }
