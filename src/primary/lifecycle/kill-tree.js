@@ -1,6 +1,5 @@
 // Signals a worker together with every process below it. Descendants are collected before the
 // signal: once a parent dies its children are re-parented to init and can no longer be found.
-import pidtree from 'pidtree';
 import { descendantsOf, hasChildrenFiles } from '../../proc/descendants.js';
 import { startTime } from '../../proc/memory.js';
 
@@ -8,6 +7,8 @@ import { startTime } from '../../proc/memory.js';
 export async function treeOf(pid) {
   if (hasChildrenFiles) return [pid, ...descendantsOf(pid)];
   try {
+    // Loaded only here: where /proc has children lists (Linux) the primary never needs it.
+    const { default: pidtree } = await import('pidtree');
     return [pid, ...(await pidtree(pid))];
   } catch {
     return [pid];

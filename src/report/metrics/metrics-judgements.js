@@ -2,7 +2,7 @@
 // slot and kind, and the over-commit advice. Both come from the event stream. A leak's gauge lives
 // as long as its worker, and a leak found over a whole window is recycled at once, so a scrape can
 // miss it: the counter outlives the worker and an alert sees every leak.
-import client from 'prom-client';
+import client from './prom.js';
 import { EVENTS, REASONS, LEAK_KINDS } from '../../constants.js';
 import { OptionalGauge } from './optional-gauge.js';
 

@@ -1,6 +1,6 @@
 // Reloads by what they came to, counted from the `reload` event: a deploy that failed is seen by
 // whoever watches the fleet, not only by whoever ran the command.
-import client from 'prom-client';
+import client from './prom.js';
 import { EVENTS, RELOAD_RESULTS } from '../../constants.js';
 
 const RESULTS = new Set(Object.values(RELOAD_RESULTS));

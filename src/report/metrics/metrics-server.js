@@ -3,8 +3,12 @@
 // programs serve theirs, so a profiler's scraper (Grafana Alloy's pyroscope.scrape) finds it.
 // node:http only; short keep-alive so a scraper's idle socket never holds a stopping supervisor open.
 
-import http from 'node:http';
+import { createRequire } from 'node:module';
 import { NodesupError } from '../../errors.js';
+
+// require, not import: an ES import of node:http reads every export, and on Node 22 and later
+// http.WebSocket (and its siblings) are getters that load undici, ~11 MiB of RSS in the primary.
+const http = createRequire(import.meta.url)('node:http');
 
 const TEXT = 'text/plain; charset=utf-8';
 

@@ -12,7 +12,7 @@
 // is judged from the polled floor, the confirmation points (and their sites) beside it, and the two
 // verdicts may take turns from tick to tick. The sites a worker's leak of that kind was last named
 // with (a tick's judgement, a leak.warning, a leak recycle) stand for it until the worker exits.
-import client from 'prom-client';
+import client from './prom.js';
 import { EVENTS, LEAK_KINDS, REASONS, STATES } from '../../constants.js';
 
 export const TOP_SITES = 5;

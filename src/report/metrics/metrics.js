@@ -2,7 +2,7 @@
 // poll tick (the hot path) does no metrics work at all; counters follow the supervisor's events.
 // Labelled by slot, never by pid: pids change on every recycle and would explode the series count.
 
-import client from 'prom-client';
+import client from './prom.js';
 import { STATES, EVENTS } from '../../constants.js';
 import { createRecycleCounter } from '../history/recycle-counter.js';
 import { OptionalGauge } from './optional-gauge.js';

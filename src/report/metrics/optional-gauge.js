@@ -1,6 +1,6 @@
 // A label-less gauge that is absent, not 0, while its value is unknown (prom-client's own Gauge
 // always shows an unlabelled series, as 0 after a reset).
-import client from 'prom-client';
+import client from './prom.js';
 
 /** A Gauge whose one series comes from read() at scrape time, omitted when null or not finite. */
 export class OptionalGauge extends client.Gauge {
