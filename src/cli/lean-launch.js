@@ -16,6 +16,11 @@ export const HANDOVER = 'NODESUP_LEAN_START';
 // (a huge `env`) starts the way it did before.
 const MAX_HANDOVER = 100_000;
 const RELOAD_TIMEOUT_MS = 60_000;
+// The primary allocates a little at every poll, and V8 grows its young generation to a few MiB for
+// it, and starts a pool of 4 threads for GC and compiling, each with its malloc arena: neither pays
+// for itself in a process whose heap is ~10 MiB (~2.5 MiB of RSS together, Node 24). Not when
+// the user set them (node --max-semi-space-size=… nodesup start …).
+const LEAN_FLAGS = [['--max-semi-space-size', '1'], ['--v8-pool-size', '1']];
 
 /**
  * What loadConfig needs to read the config again the same way: JSON, for the handover and the child.
@@ -35,7 +40,8 @@ export function execLean(config, inputs) {
   if (typeof process.execve !== 'function') return `process.execve needs Node 22.15 or later (this is ${process.versions.node})`;
   const handover = JSON.stringify({ config, inputs });
   if (handover.length > MAX_HANDOVER) return `the config is over ${MAX_HANDOVER} bytes of JSON, too large to hand over in the environment`;
-  const args = [process.execPath, ...process.execArgv, LEAN_ENTRY, ...process.argv.slice(2)];
+  const flags = LEAN_FLAGS.filter(([flag]) => !process.execArgv.some((a) => a === flag || a.startsWith(`${flag}=`))).map(([flag, v]) => `${flag}=${v}`);
+  const args = [process.execPath, ...process.execArgv, ...flags, LEAN_ENTRY, ...process.argv.slice(2)];
   // process.execve is experimental and says so: the user asked for nothing experimental.
   const emitWarning = process.emitWarning;
   process.emitWarning = (warning, ...rest) => (/execve/.test(String(warning?.message ?? warning)) ? undefined : emitWarning.call(process, warning, ...rest));
