@@ -17,11 +17,19 @@
 // RSS, PSS and CPU with their 95 % intervals. `--history full` is the default with --old: a
 // refactor that made the history's rings or the sample windows dearer shows only once they are full.
 // Written as its own section, primary-footprint-vs-old.
-//   node bench/primary-footprint.js [--quick] [--write] [--rounds 3] [--workers 8] [--window 20] [--history empty|full]
+//
+// `--hup`: each nodesup leg gets a SIGHUP once its workers are ready, and is measured once that
+// reload is over (its `reload` event) and the settle has passed: a SIGHUP re-reads the config,
+// and what that loads must not stay (the bare primary has no reload: a SIGHUP would kill it).
+// `--node A,B,…`: the same run under each of these Node binaries in turn (this script, re-run by
+// each, prints its legs as JSON), one table per Node line, in one section.
+//   node bench/primary-footprint.js [--quick] [--write] [--rounds 3] [--workers 8] [--window 20] [--history empty|full] [--hup] [--node A,B]
 //   node bench/primary-footprint.js --old /tmp/nodesup-old [--quick] [--write] [--rounds 3] [--history full|empty] [--settle S]
 //     (about 11 minutes a leg with the history full: 3 rounds, 6 legs, about 65 minutes)
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
 import { startPrimary, startNodesup, freePort, cleanupAll, scratch, delay } from './lib/spawn.js';
@@ -32,8 +40,10 @@ import { oldTree, pairOrder, ratioCi, ciText, verdict, withFullSlotHistory, OLD_
 
 const opts = benchArgs({
   rounds: { type: 'string' }, workers: { type: 'string', default: '8' }, window: { type: 'string' }, settle: { type: 'string' },
-  old: { type: 'string' }, history: { type: 'string' },
-}, `node bench/primary-footprint.js [--quick] [--write] [--rounds N] [--workers N] [--window S] [--settle S] [--history empty|full] [--old DIR]\n  ${OLD_USAGE}`);
+  old: { type: 'string' }, history: { type: 'string' }, hup: { type: 'boolean', default: false }, node: { type: 'string' }, 'legs-json': { type: 'string' },
+}, `node bench/primary-footprint.js [--quick] [--write] [--rounds N] [--workers N] [--window S] [--settle S] [--history empty|full] [--hup] [--node A,B] [--old DIR]\n  ${OLD_USAGE}`);
+if (opts.node && opts.old) { process.stderr.write('--node runs the bare comparison; for --old, run this script with that node\n'); process.exit(2); }
+const HUP = opts.hup;
 const OLD = opts.old ? oldTree(opts.old) : null;
 const HISTORY = opts.history ?? (OLD ? 'full' : 'empty');
 if (!['empty', 'full'].includes(HISTORY)) { process.stderr.write(`--history: empty or full, not ${HISTORY}\n`); process.exit(2); }
@@ -79,6 +89,7 @@ async function leg(kind) {
   try {
     const start = await run.waitFor((e) => e.event === 'supervisor.start', { what: 'supervisor.start' });
     await run.waitReady(WORKERS, { timeout: 60_000 });
+    const reload = HUP && kind !== 'bare' ? await hangUp(run, start.primaryPid) : null;
     await delay(SETTLE * 1000);
     const samples = [];
     const cpu = cpuMeter(start.primaryPid);
@@ -91,10 +102,19 @@ async function leg(kind) {
     const c = cpu.stop();
     // After the window: the dump is a few MiB of JSON the primary builds, not part of the footprint.
     const fill = kind !== 'bare' && FULL ? await historyFill(run) : null;
-    return { kind, rss: mean(samples.map((x) => x.rss)), pss: mean(samples.map((x) => x.pss)), cpu: c?.percent ?? null, fill };
+    return { kind, rss: mean(samples.map((x) => x.rss)), pss: mean(samples.map((x) => x.pss)), cpu: c?.percent ?? null, fill, reload, samePid: start.primaryPid === run.pid };
   } finally {
     await run.stop();
   }
+}
+
+/** SIGHUP the primary, and wait for the rolling reload it starts to be over; its result. */
+async function hangUp(run, pid) {
+  const before = run.events.length;
+  process.kill(pid, 'SIGHUP');
+  const ev = await run.waitFor((e) => run.events.indexOf(e) >= before && (e.event === 'reload' || e.event === 'config.invalid'), { what: 'the SIGHUP reload', timeout: 240_000 });
+  if (ev.event !== 'reload' || ev.result !== 'ok') throw new Error(`SIGHUP: ${ev.event} ${ev.result ?? ev.error}`);
+  return ev.result;
 }
 
 const legLine = (label, r) => `${label}: RSS ${mib(r.rss)} MiB, PSS ${mib(r.pss)} MiB, CPU ${fx(r.cpu, 2)} %${r.fill ? `, history of the emptiest slot: ${r.fill.fine} fine / ${r.fill.coarse} coarse points, ${r.fill.events} events` : ''}\n`;
@@ -104,9 +124,11 @@ const historyText = () => (FULL
   : `The slot history as a fresh primary has it (nearly empty); ${SETTLE} s settle.`);
 
 async function main() {
+  if (opts.node) return acrossNodeLines(opts.node.split(',').filter(Boolean));
   if (FULL) process.stderr.write('copying the checkout(s) with the slot history filled\n');
   TREES.nodesup = FULL ? withFullSlotHistory(ROOT) : ROOT;
   if (OLD) return versusOld();
+  const load = os.loadavg()[0];
   const legs = [];
   for (let i = 0; i < ROUNDS; i++) {
     for (const kind of ['bare', 'nodesup']) {
@@ -115,18 +137,46 @@ async function main() {
       process.stderr.write(legLine(`round ${i + 1}/${ROUNDS} ${kind}`, r));
     }
   }
-  const of = (k) => legs.filter((l) => l.kind === k);
-  const ratios = of('nodesup').map((l, i) => l.rss / of('bare')[i].rss);
-  const row = (k, label) => [label, mib(mean(of(k).map((l) => l.rss))), mib(sd(of(k).map((l) => l.rss))), mib(mean(of(k).map((l) => l.pss)))];
-  const ratio = mean(ratios);
+  const line = { node: process.version, legs, load: [load, os.loadavg()[0]] };
+  if (opts['legs-json']) return fs.writeFileSync(opts['legs-json'], JSON.stringify(line));
+  publishLines([line]);
+}
+
+/** This script under each Node binary in turn, its legs read back; one section. */
+async function acrossNodeLines(binaries) {
+  const dir = scratch('primary-footprint-lines-');
+  const own = new Set(['--node', '--write', '--results', '--legs-json']);
+  const args = process.argv.slice(2).filter((a, i, all) => !own.has(a) && !own.has(all[i - 1]) && ![...own].some((o) => a.startsWith(`${o}=`)));
+  const lines = [];
+  for (const [i, bin] of binaries.entries()) {
+    const out = path.join(dir, `line-${i}.json`);
+    process.stderr.write(`--- ${bin}\n`);
+    execFileSync(bin, [process.argv[1], ...args, '--legs-json', out], { stdio: ['ignore', 'inherit', 'inherit'] });
+    lines.push(JSON.parse(fs.readFileSync(out, 'utf8')));
+  }
+  publishLines(lines);
+}
+
+function publishLines(lines) {
+  const of = (legs, k) => legs.filter((l) => l.kind === k);
+  const cell = (legs, k, key) => mib(mean(of(legs, k).map((l) => l[key])));
+  const rows = lines.map(({ node, legs }) => {
+    const ratios = of(legs, 'nodesup').map((l, i) => l.rss / of(legs, 'bare')[i].rss);
+    const r = mean(ratios);
+    return [node, cell(legs, 'bare', 'rss'), cell(legs, 'nodesup', 'rss'), mib(sd(of(legs, 'nodesup').map((l) => l.rss))),
+      cell(legs, 'bare', 'pss'), cell(legs, 'nodesup', 'pss'), `**${fx(r, 2)}** (${ratios.map((x) => fx(x, 2)).join(', ')})`, r <= 1.1 ? 'met' : 'missed'];
+  });
+  const all = lines.flatMap((l) => l.legs);
+  const samePid = of(all, 'nodesup').every((l) => l.samePid);
   const body = [
-    `${WORKERS} workers of \`bench/apps/idle.js\` under a bare node:cluster primary (\`bench/apps/bare-primary.js\`) and under nodesup (defaults, metrics on, /metrics scraped every second); ${ROUNDS} rounds, legs alternating; each leg: every worker ready, ${SETTLE} s settle, then the primary's RSS and PSS (smaps_rollup) averaged over ${WINDOW} s.${FULL ? ` ${historyText()}` : ''}`,
+    `${WORKERS} workers of \`bench/apps/idle.js\` under a bare node:cluster primary (\`bench/apps/bare-primary.js\`) and under nodesup (defaults, metrics on, /metrics scraped every second); ${ROUNDS} rounds a Node line, legs alternating; each leg: every worker ready,${HUP ? ' for nodesup a SIGHUP and its rolling reload over (`reload`, result ok, in every leg),' : ''} ${SETTLE} s settle, then the primary's RSS and PSS (smaps_rollup) averaged over ${WINDOW} s. ${historyText()}`,
     '',
-    table(['primary', 'RSS MiB (mean)', '± sd', 'PSS MiB (mean)'], [row('bare', 'bare node:cluster'), row('nodesup', 'nodesup')]),
+    table(['Node', 'bare RSS MiB', 'nodesup RSS MiB', '± sd', 'bare PSS MiB', 'nodesup PSS MiB', 'nodesup / bare RSS (per round)', 'target ≤ 1.1'], rows),
     '',
-    `**nodesup / bare RSS = ${fx(ratio, 2)}** (per round ${ratios.map((x) => fx(x, 2)).join(', ')}; target ≤ 1.3: ${ratio <= 1.3 ? 'met' : 'missed'}).`,
+    `${samePid ? 'In every nodesup leg the primary (its `supervisor.start` primaryPid) was the pid the bench started `nodesup start` as' : 'In some nodesup legs the primary was not the pid the bench started (see stderr)'}. Host load (1-min average) at the start and end of each line: ${lines.map((l) => `${l.node} ${l.load.map((x) => fx(x, 2)).join('→')}`).join(', ')}.`,
+    ...(all.some((l) => l.fill) ? ['', `History at the end of each nodesup leg, emptiest slot (fine points / coarse points / events): ${of(all, 'nodesup').map((l) => (l.fill ? `${l.fill.fine}/${l.fill.coarse}/${l.fill.events}` : '?')).join(', ')}.`] : []),
   ].join('\n');
-  publish(opts, FULL ? 'primary-footprint-full' : 'primary-footprint', `The primary's footprint beside a bare primary${FULL ? ', slot history full' : ''}`, body);
+  publish(opts, 'primary-footprint', `The primary's footprint beside a bare primary`, body);
 }
 
 async function versusOld() {
@@ -148,7 +198,7 @@ async function versusOld() {
   const fills = legs.map((l) => l.fill).filter(Boolean);
   const row = (k, label) => [label, mib(mean(of(k).map((l) => l.rss))), mib(sd(of(k).map((l) => l.rss))), mib(mean(of(k).map((l) => l.pss))), fx(mean(of(k).map((l) => l.cpu)), 2)];
   const body = [
-    `${WORKERS} workers of \`bench/apps/idle.js\` under nodesup (defaults, metrics on, /metrics scraped every second), the old checkout (${OLD.commit}) against this one; ${ROUNDS} pairs of legs, old first in odd-numbered pairs and new first in even ones; each leg: fresh primary, every worker ready, ${SETTLE} s settle, then the primary's RSS and PSS (smaps_rollup) averaged over ${WINDOW} s and its CPU (utime+stime over wall time, % of one core) over the same ${WINDOW} s. ${historyText()}`,
+    `${WORKERS} workers of \`bench/apps/idle.js\` under nodesup (defaults, metrics on, /metrics scraped every second), the old checkout (${OLD.commit}) against this one; ${ROUNDS} pairs of legs, old first in odd-numbered pairs and new first in even ones; each leg: fresh primary, every worker ready,${HUP ? ' a SIGHUP and its rolling reload over (`reload`, result ok),' : ''} ${SETTLE} s settle, then the primary's RSS and PSS (smaps_rollup) averaged over ${WINDOW} s and its CPU (utime+stime over wall time, % of one core) over the same ${WINDOW} s. ${historyText()}`,
     '',
     table(['nodesup', 'RSS MiB (mean)', '± sd', 'PSS MiB (mean)', 'primary CPU, % of a core'], [row('old', `old (${OLD.commit})`), row('new', 'new (this checkout)')]),
     '',
