@@ -4,10 +4,10 @@
 
 const MAX_LISTED = 20; // the oldest ones: a thousand pending requests are one fact, not a thousand
 
-// Which responses are still open, and since when, is long-lived.js's map (one close listener per
-// request, not two, and nothing written on the app's objects): held adds nothing per request.
+// Which responses are still open, and since when, is long-lived.js's to say (read from its
+// sockets when asked, nothing written on the app's objects): held adds nothing per request.
 
-/** @param {() => Map<import('node:http').ServerResponse, number>} openResponses  the responses not closed yet, with their start times */
+/** @param {() => Iterable<[import('node:http').ServerResponse, number]>} openResponses  the responses not finished yet, with their start times */
 export function heldTable(openResponses) {
   const upgraded = new Set();
   return {

@@ -21,8 +21,12 @@ const CLOSE_1001 = Buffer.from([0x88, 0x02, 0x03, 0xe9]);
 export function longLived({ onUpgrade = () => {}, onEngine } = {}) {
   const sockets = new Set();
   const eioSockets = new WeakSet();
-  /** @type {Map<import('node:http').ServerResponse, number>} every open response, with when its request started */
-  const responses = new Map();
+  // Every socket that carried a request, with when its latest request started: one close
+  // listener per connection rather than one per request, which was most of what the agent cost a
+  // keep-alive request. The response a socket is writing is Node's own socket._httpMessage (set
+  // until the response finishes), read only when someone asks what is open.
+  /** @type {Map<import('node:net').Socket, number>} */
+  const carried = new Map();
   const engine = engineIo({ onEngine });
 
   // Only where the app handles upgrades: without an 'upgrade' listener Node destroys the socket,
@@ -41,6 +45,12 @@ export function longLived({ onUpgrade = () => {}, onEngine } = {}) {
     return emit.apply(this, arguments);
   };
 
+  function openResponses() {
+    const out = [];
+    for (const [socket, at] of carried) if (socket._httpMessage) out.push([socket._httpMessage, at]);
+    return out;
+  }
+
   let draining = false;
   const CLOSE = { socket: closeSocket, stream: endStream, session: (s) => engine.close(s) };
   const sweep = () => { for (const s of engine.sessions()) engine.close(s); };
@@ -48,19 +58,25 @@ export function longLived({ onUpgrade = () => {}, onEngine } = {}) {
     /** Every response while it is open (from the request diagnostics channel). */
     track(request, response) {
       engine.note(request.url);
-      responses.set(response, Date.now());
-      response.once('close', () => responses.delete(response));
+      const socket = request.socket;
+      const known = carried.size;
+      carried.set(socket, Date.now());
+      if (carried.size !== known) socket.once('close', () => carried.delete(socket));
       // A stream or session opened during the drain (a request on a kept-alive socket) is ended too.
       if (draining) setTimeout(() => { if (isOpenStream(response)) endStream(response); sweep(); }, GRACE_MS).unref();
     },
-    /** The responses not closed yet and when their requests started (what holds a draining worker, with held.js). */
-    open: () => responses,
+    /**
+     * The responses not finished yet, each with when its request started (what holds a draining
+     * worker, with held.js), as [response, startedAt] pairs. A pipelined request queued behind
+     * the one its socket is answering is not among them until its turn.
+     */
+    open: openResponses,
     /** engine.io sessions not closed yet. */
     sessionsPending: () => engine.pending(),
     /** Close what is still open, spread over `spreadMs` after the app's grace. */
     closeAll(spreadMs) {
       draining = true;
-      const streams = [...responses.keys()].filter(isOpenStream);
+      const streams = openResponses().map(([r]) => r).filter(isOpenStream);
       // engine.io's WebSockets are its sessions': closed by engine.io, not by a frame of ours.
       const raw = engine.known ? [...sockets].filter((s) => !eioSockets.has(s)) : [...sockets];
       const open = [
