@@ -60,7 +60,9 @@ export function execLean(config, inputs) {
  */
 export function loadInChild(inputs) {
   return new Promise((resolve, reject) => {
-    const child = fork(CHILD_ENTRY, [JSON.stringify(inputs)], { cwd: inputs.cwd, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // Not the primary's inspector: its port is taken, and a debugger is for the primary.
+    const execArgv = process.execArgv.filter((a) => !a.startsWith('--inspect'));
+    const child = fork(CHILD_ENTRY, [JSON.stringify(inputs)], { cwd: inputs.cwd, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let answered = false;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
