@@ -12,6 +12,7 @@ import { benchArgs } from './lib/args.js';
 import { scratch, delay, own, disown } from './lib/spawn.js';
 import { fx, percentile } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
+import { REPLY, CHILD } from './lib/ipc-floor-parent.js';
 
 const opts = benchArgs({
   workers: { type: 'string', default: '128' }, groups: { type: 'string', default: '1,4,8' }, seconds: { type: 'string' },
@@ -19,18 +20,6 @@ const opts = benchArgs({
 const N = Number(opts.workers);
 const GROUPS = opts.groups.split(',').map(Number);
 const SECONDS = Number(opts.seconds ?? (opts.quick ? 5 : 20));
-
-// A reply the size of an agent's (about 700 bytes of JSON).
-const REPLY = {
-  pid: 1, rss: 45e6, heapUsed: 5e6, heapTotal: 6e6, external: 1e6, arrayBuffers: 1e4, heapLimit: 4e9, heapPhysical: 6e6, heapFloor: 5e6,
-  newSpace: 1e6, gcCount: 10, gcMs: 5.5, majorGcCount: 2, minorGcCount: 8, minorGcMs: 3, gcFlags: [], elu: 0.001, delayP50: 0.1,
-  delayP99: 0.4, delayMax: 1, requests: 0, handles: 3, resources: { TCPServerWrap: 1, PipeWrap: 1, Timeout: 1 }, fds: 21, childPids: [],
-  draining: false, threads: 0, threadsHeapUsed: 0, threadsHeapPhysical: 0,
-};
-const CHILD = `process.on('internalMessage', (m) => {
-  if (m && m.cmd === 'NODE_FLOOR') process.send({ cmd: 'NODE_FLOOR_REPLY', id: m.id, ok: true, result: ${JSON.stringify(REPLY)} });
-});
-process.channel.ref(); // stay alive on the channel alone`;
 
 const onCpuMs = (pid) => {
   try { return Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'latin1').split(' ')[0]) / 1e6; } catch { return null; }

@@ -18,11 +18,20 @@
 //   node bench/primary-cost.js [--quick] [--write] [--counts 8,32,128] [--window 30]
 //   node bench/primary-cost.js --soak 2400 [--write]
 //   node bench/primary-cost.js --old /tmp/nodesup-old [--quick] [--write] [--pairs 5] [--counts 8,32,128]
+//
+// `--floor`: the IPC floor (bench/lib/ipc-floor-parent.js: N children answering an agent-sized
+// reply, asked in the same groups of 16 taking turns over the poll interval) as a leg of its own,
+// measured as the primary is, in turns with this checkout's primary (and the old one's with
+// --old); reported as primary ÷ floor per pair with its 95 % interval: the share of the cost that
+// is nodesup's and not the channel's, with the host's load falling on both. Section
+// primary-cost-vs-floor.
+//   node bench/primary-cost.js --floor [--old DIR] --counts 128 [--pairs 4] [--write]
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
-import { startNodesup, freePort, cleanupAll, scratch, delay } from './lib/spawn.js';
+import { startNodesup, startPrimary, freePort, cleanupAll, scratch, delay } from './lib/spawn.js';
 import { cpuMeter, rss, childrenOf } from './lib/proc.js';
 import { pollGroups } from '../src/primary/tick/tick.js';
 import { fx, mib, mean, max, slope, ci95 } from './lib/stats.js';
@@ -30,19 +39,20 @@ import { publish, table } from './lib/results.js';
 import { validateConfig } from '../src/config/validate.js';
 import { parseDuration } from '../src/units.js';
 import { sampleHistoryMs } from '../src/primary/lifecycle/pool.js';
+import { REPLY as FLOOR_REPLY } from './lib/ipc-floor-parent.js';
 import { oldTree, pairOrder, ratioCi, ciText, verdict, OLD_USAGE } from './lib/versus.js';
 
 const opts = benchArgs({
   counts: { type: 'string' }, window: { type: 'string' }, settle: { type: 'string' }, soak: { type: 'string' },
   'soak-workers': { type: 'string', default: '8' }, 'poll-interval': { type: 'string', default: '1s' },
-  old: { type: 'string' }, pairs: { type: 'string' },
-}, `node bench/primary-cost.js [--quick] [--write] [--counts 8,32,128] [--window S] [--settle S] [--old DIR [--pairs N]] | --soak S [--soak-workers 8]\n  ${OLD_USAGE}`);
-if (opts.old && opts.soak) { process.stderr.write('--old and --soak: one or the other\n'); process.exit(2); }
+  old: { type: 'string' }, pairs: { type: 'string' }, floor: { type: 'boolean', default: false },
+}, `node bench/primary-cost.js [--quick] [--write] [--counts 8,32,128] [--window S] [--settle S] [--old DIR [--pairs N]] [--floor] | --soak S [--soak-workers 8]\n  ${OLD_USAGE}`);
+if ((opts.old || opts.floor) && opts.soak) { process.stderr.write('--old or --floor, and --soak: one or the other\n'); process.exit(2); }
 const OLD = opts.old ? oldTree(opts.old) : null;
 const PAIRS = Number(opts.pairs ?? (opts.quick ? 2 : 5));
 // A smoke run of the side by side would spend most of its 16 minutes waiting on the tick ring,
 // whose percentiles it does not need to prove the pairing works.
-const RING_WAIT = !(OLD && opts.quick);
+const RING_WAIT = !((OLD || opts.floor) && opts.quick);
 const COUNTS = (opts.counts ?? (opts.quick ? '8,16' : '8,32,128')).split(',').map(Number);
 const WINDOW = Number(opts.window ?? (opts.quick ? 10 : 30));
 const SETTLE = Number(opts.settle ?? (opts.quick ? 3 : 10));
@@ -69,34 +79,56 @@ async function startIdle(n, { metricsPort = null, root = ROOT } = {}) {
 
 const incidents = (run, since) => run.events.filter((e) => e.at >= since && ['worker.recycle', 'worker.restart', 'worker.exit'].includes(e.event)).length;
 
+/** Settle time before a window, s: long enough that the tick ring holds no start-up tick. */
+function settleSec(n) {
+  const ringSec = (TICK_RING / pollGroups(n)) * (parseDuration(opts['poll-interval']) / 1000);
+  return Math.max(SETTLE, RING_WAIT ? ringSec - WINDOW + 2 : 0);
+}
+
+/** The CPU of pid and the sum of its children's over a WINDOW s window, and pid's RSS every second. */
+async function measure(pid) {
+  const rssSamples = [];
+  const cpu = cpuMeter(pid);
+  // The agents' cost too: an idle worker woken by every poll (and its loop-delay timer) is CPU the host pays.
+  const agents = childrenOf(pid).map((k) => cpuMeter(k));
+  cpu.start();
+  for (const a of agents) a.start();
+  for (let t = 0; t < WINDOW; t++) {
+    await delay(1000);
+    rssSamples.push(rss(pid));
+  }
+  const c = cpu.stop();
+  const agentCpu = agents.map((a) => a.stop()?.percent).filter((x) => x != null);
+  return { cpu: c?.percent ?? null, agentCpu: agentCpu.reduce((a, b) => a + b, 0), rss: rssSamples.at(-1), rssMax: max(rssSamples), rssMean: mean(rssSamples) };
+}
+
 async function cost(n, root = ROOT) {
   const { run, pid, startupSec } = await startIdle(n, { root });
   try {
     // The tick percentiles come from the primary's last TICK_RING ticks: settle long enough that
     // none of them is from the start-up, when the workers were still loading.
-    const ringSec = (TICK_RING / pollGroups(n)) * (parseDuration(opts['poll-interval']) / 1000);
-    await delay(Math.max(SETTLE, RING_WAIT ? ringSec - WINDOW + 2 : 0) * 1000);
+    await delay(settleSec(n) * 1000);
     const since = Date.now();
-    const rssSamples = [];
-    const cpu = cpuMeter(pid);
-    // The agents' cost too: an idle worker woken by every poll (and its loop-delay timer) is CPU the host pays.
-    const agents = childrenOf(pid).map((k) => cpuMeter(k));
-    cpu.start();
-    for (const a of agents) a.start();
-    for (let t = 0; t < WINDOW; t++) {
-      await delay(1000);
-      rssSamples.push(rss(pid));
-    }
-    const c = cpu.stop();
-    const agentCpu = agents.map((a) => a.stop()?.percent).filter((x) => x != null);
+    const m = await measure(pid);
     const snap = await run.status(); // after the window: the request itself costs the primary a little
     const workers = childrenOf(pid).map(rss).filter((x) => x !== null);
-    return {
-      n, startupSec, cpu: c.percent, agentCpu: agentCpu.reduce((a, b) => a + b, 0), rss: rssSamples.at(-1), rssMax: max(rssSamples), rssMean: mean(rssSamples), poll: snap.poll ?? {},
-      workerRss: mean(workers), incidents: incidents(run, since),
-    };
+    return { n, startupSec, ...m, poll: snap.poll ?? {}, workerRss: mean(workers), incidents: incidents(run, since) };
   } finally {
     await run.stop(120_000);
+  }
+}
+
+/** The IPC floor at n children, measured as a primary is, after the same settling. */
+async function floorCost(n) {
+  const run = startPrimary([path.join(ROOT, 'bench/lib/ipc-floor-parent.js'), String(n), String(parseDuration(opts['poll-interval']))], { name: 'ipc floor' });
+  try {
+    const t0 = Date.now();
+    await run.waitFor((e) => e.event === 'floor.ready', { timeout: 15 * 60_000, what: 'floor.ready' });
+    const startupSec = (Date.now() - t0) / 1000;
+    await delay(settleSec(n) * 1000);
+    return { n, startupSec, ...(await measure(run.pid)), poll: {}, incidents: 0 };
+  } finally {
+    await run.stop(30_000);
   }
 }
 
@@ -216,8 +248,63 @@ async function versusOld() {
   publish(opts, 'primary-cost-vs-old', `The primary's own cost, old (${OLD.commit}) against new`, body);
 }
 
+// The kinds of leg in pair i, in turns: each kind goes first in every len-th pair, so a host that
+// slows down over a pair falls on each kind alike.
+const turnOrder = (kinds, i) => kinds.map((_, k) => kinds[(i + k) % kinds.length]);
+
+async function versusFloor() {
+  const kinds = OLD ? ['old', 'new', 'floor'] : ['new', 'floor'];
+  const loadAtStart = os.loadavg()[0];
+  const legs = [];
+  for (let i = 0; i < PAIRS; i++) {
+    for (const n of COUNTS) {
+      for (const kind of turnOrder(kinds, i)) {
+        const r = { ...(kind === 'floor' ? await floorCost(n) : await cost(n, kind === 'old' ? OLD.root : ROOT)), kind, pair: i };
+        legs.push(r);
+        process.stderr.write(`round ${i + 1}/${PAIRS}, ${n} workers, ${kind}: CPU ${fx(r.cpu, 2)} %, children's CPU ${fx(r.agentCpu, 1)} %, RSS ${mib(r.rssMean)} MiB (mean), incidents ${r.incidents}\n`);
+      }
+    }
+  }
+  const field = (kind, n, f) => legs.filter((l) => l.kind === kind && l.n === n).sort((a, b) => a.pair - b.pair).map(f);
+  const cpus = (kind, n) => field(kind, n, (l) => l.cpu);
+  const avg = (kind, n, f, digits) => fx(mean(field(kind, n, f)), digits);
+  const rows = [];
+  const verdicts = [];
+  for (const n of COUNTS) {
+    const newFloor = ratioCi(cpus('floor', n), cpus('new', n));
+    const row = [n, avg('floor', n, (l) => l.cpu, 2), avg('new', n, (l) => l.cpu, 2), ciText(newFloor.ci, 2)];
+    if (OLD) {
+      const oldFloor = ratioCi(cpus('floor', n), cpus('old', n));
+      const newOld = ratioCi(cpus('old', n), cpus('new', n));
+      row.push(avg('old', n, (l) => l.cpu, 2), ciText(oldFloor.ci, 2), ciText(newOld.ci, 2));
+      verdicts.push(`${n} workers: new ÷ old ${verdict(newOld, { better: 'lower' })}`);
+    }
+    row.push(kinds.map((k) => avg(k, n, (l) => l.agentCpu, 1)).join(' / '), kinds.filter((k) => k !== 'floor').map((k) => `${avg(k, n, (l) => l.poll.p50Ms, 1)} / ${avg(k, n, (l) => l.poll.p99Ms, 1)}`).join(', '),
+      legs.filter((l) => l.n === n).reduce((a, l) => a + l.incidents, 0));
+    const [, , hi] = newFloor.ci;
+    verdicts.push(`${n} workers: new ÷ floor ${hi <= 1.5 ? 'at most 1.5 (the whole interval)' : `not shown ≤ 1.5 (the interval reaches ${fx(hi, 2)})`}`);
+    rows.push(row);
+  }
+  const heads = ['workers', 'floor CPU, % of a core', 'new CPU, % of a core', 'new ÷ floor (95 % interval)',
+    ...(OLD ? ['old CPU, % of a core', 'old ÷ floor (95 % interval)', 'new ÷ old (95 % interval)'] : []),
+    `children's CPU (sum), ${kinds.join(' / ')}`, `poll tick p50 / p99 ms, ${kinds.filter((k) => k !== 'floor').join(', ')}`, 'recycles, restarts, exits in windows'];
+  const body = [
+    `N idle workers (\`bench/apps/idle.js\`) under this checkout's primary${OLD ? ` and under the old checkout's (${OLD.commit})` : ''}, pollInterval ${opts['poll-interval']}, metrics off, defaults otherwise, against the IPC floor: \`bench/lib/ipc-floor-parent.js\`, N forked children that answer a ${JSON.stringify(FLOOR_REPLY).length}-byte reply at once, asked in groups of at most 16 that take turns over the poll interval, as nodesup's tick asks; no nodesup code in it. ${PAIRS} rounds, each measuring every kind once, in turns (the first leg of a round moves one kind on each round). Each leg: a fresh process, all N children answering, ${SETTLE} s of settling${RING_WAIT ? ' (longer where the last 120 ticks would otherwise reach back into the start-up)' : ''}, then a ${WINDOW} s window: the process's CPU (utime+stime from /proc/<pid>/stat over wall time, % of one core). Ratios: the mean over the rounds of each round's ratio, with its 95 % interval.`,
+    '',
+    table(heads, rows),
+    '',
+    `**${verdicts.join('; ')}.**`,
+    '',
+    `Host load (1-minute average, ${os.cpus().length} CPUs) at the start / end of the run: ${fx(loadAtStart, 1)} / ${fx(os.loadavg()[0], 1)}.`,
+    '',
+    `Legs in order (CPU %): ${legs.map((l) => `${l.n} ${l.kind} ${fx(l.cpu, 2)}`).join(', ')}.`,
+  ].join('\n');
+  publish(opts, 'primary-cost-vs-floor', `The primary's own cost against the IPC floor${OLD ? `, old (${OLD.commit}) and new` : ''}`, body);
+}
+
 async function main() {
   if (opts.soak) return soak(Number(opts.soak));
+  if (opts.floor) return versusFloor();
   if (OLD) return versusOld();
   const rows = [];
   for (const n of COUNTS) {

@@ -1,0 +1,69 @@
+// The IPC floor as a process of its own, to be measured the way a primary is (CPU from
+// /proc/<pid>/stat while it runs): N forked children that answer an agent-sized reply at once, and
+// a parent that asks them in groups of at most 16 that take turns over the poll interval, as
+// nodesup's tick does past 16 workers. No nodesup code runs here. The parent prints one NDJSON
+// line, {"event":"floor.ready"}, once every child has answered; SIGTERM ends it and its children.
+//   node bench/lib/ipc-floor-parent.js N [pollMs]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+// A reply the size of an agent's, and its fields: what the primary's IPC parse has to read.
+export const REPLY = {
+  pid: 1, rss: 45e6, heapUsed: 5e6, heapTotal: 6e6, external: 1e6, arrayBuffers: 1e4, heapLimit: 4e9, heapPhysical: 6e6, heapFloor: 5e6,
+  newSpace: 1e6, gcCount: 10, gcMs: 5.5, majorGcCount: 2, minorGcCount: 8, minorGcMs: 3, gcFlags: [], elu: 0.001, delayP50: 0.1,
+  delayP99: 0.4, delayMax: 1, requests: 0, handles: 3, resources: { TCPServerWrap: 1, PipeWrap: 1, Timeout: 1 }, fds: 21, childPids: [],
+  draining: false, threads: 0, threadsHeapUsed: 0, threadsHeapPhysical: 0,
+};
+export const CHILD = `process.on('internalMessage', (m) => {
+  if (m && m.cmd === 'NODE_FLOOR') process.send({ cmd: 'NODE_FLOOR_REPLY', id: m.id, ok: true, result: ${JSON.stringify(REPLY)} });
+});
+process.channel.ref(); // stay alive on the channel alone`;
+
+// The group size of nodesup's poll (src/primary/tick/tick.js, POLL_GROUP).
+const GROUP = 16;
+
+// One listener per child for the whole run: the round in flight and what it still waits for.
+const round = { id: 0, pending: 0, done: () => {} };
+const onReply = (m) => { if (m?.cmd === 'NODE_FLOOR_REPLY' && m.id === round.id && --round.pending === 0) round.done(); };
+
+/** Ask each child of group once and resolve when all have answered (or after timeoutMs). */
+function ask(group, timeoutMs) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(), timeoutMs);
+    round.id++;
+    round.pending = group.length;
+    round.done = () => { clearTimeout(timer); resolve(); };
+    for (const k of group) k.send({ cmd: 'NODE_FLOOR', id: round.id });
+  });
+}
+
+async function main() {
+  const n = Number(process.argv[2]);
+  const pollMs = Number(process.argv[3] ?? 1000);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ipc-floor-'));
+  const file = path.join(dir, 'child.cjs');
+  fs.writeFileSync(file, CHILD);
+  const kids = Array.from({ length: n }, () => fork(file, [], { stdio: 'ignore' }));
+  for (const k of kids) k.on('internalMessage', onReply);
+  const end = () => {
+    for (const k of kids) k.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.on('SIGTERM', end);
+  process.on('SIGINT', end);
+  const groups = Math.max(1, Math.ceil(n / GROUP));
+  await ask(kids, 15 * 60_000); // every child up and answering
+  process.stdout.write(`${JSON.stringify({ event: 'floor.ready', children: n, groups })}\n`);
+  // Group g of the turns, one after another, a poll interval ÷ groups apart: every child once an interval.
+  for (let r = 0; ; r++) {
+    const started = performance.now();
+    await ask(kids.filter((_, i) => i % groups === r % groups), Math.max(200, pollMs));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pollMs / groups - (performance.now() - started))));
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) main();
