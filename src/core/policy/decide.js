@@ -133,12 +133,17 @@ function judge(w, prev, now, ctx, advised) {
   };
 }
 
-// Advice is a few comparisons on the newest sample with the GC rates on top: a view of the
-// sample, not a copy of its forty fields. Native memory's trend is fitted only when advice asks
-// (a worker with a large native gap), and not once that advice was said (once per run).
+// Advice is a few comparisons on the newest sample with the GC rates on top. Native memory's trend
+// is fitted only when advice asks (a worker with a large native gap), and not once that advice was
+// said (once per run). The sample is copied, never made the prototype of a view: V8 gives an
+// object that served as a prototype a hidden class of its own, and every later read of that
+// sample, which stays in the window for minutes and is read by each trend fit, is then a slow
+// lookup (about twice as slow over a window whose samples were each the newest once).
 function adviceOf(w, last, gc, now, ctx, advised) {
-  const sample = Object.assign(Object.create(last), gc);
-  Object.defineProperty(sample, 'nativeRising', { get: () => (advised.includes(ADVICE.NATIVE_GAP) ? undefined : nativeRising(w.window, now)) });
+  const sample = {
+    ...last, ...gc,
+    get nativeRising() { return advised.includes(ADVICE.NATIVE_GAP) ? undefined : nativeRising(w.window, now); },
+  };
   return advise(sample, { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit });
 }
 
