@@ -16,11 +16,23 @@ export const HANDOVER = 'NODESUP_LEAN_START';
 // (a huge `env`) starts the way it did before.
 const MAX_HANDOVER = 100_000;
 const RELOAD_TIMEOUT_MS = 60_000;
-// The primary allocates a little at every poll, and V8 grows its young generation to a few MiB for
-// it, and starts a pool of 4 threads for GC and compiling, each with its malloc arena: neither pays
-// for itself in a process whose heap is ~10 MiB (~2.5 MiB of RSS together, Node 24). Not when
-// the user set them (node --max-semi-space-size=… nodesup start …).
-const LEAN_FLAGS = [['--max-semi-space-size', '1'], ['--v8-pool-size', '1']];
+// Flags for the lean primary alone (its workers and the SIGHUP child never take them), each unless
+// the user set it (node --max-semi-space-size=… nodesup start …). The primary's heap is ~10 MiB,
+// its work a few comparisons per worker per poll:
+// - V8's lite mode (no optimising compilers, no JIT): compiled code, its feedback and the compilers'
+//   memory are ~10 MiB of its RSS (Node 24) for no CPU we could measure at 8 or 32 workers. It
+//   turns WebAssembly off, which the primary never uses; Node 22's V8 warns about that unless
+//   told --no-expose-wasm, a flag later V8s refuse.
+// - A young generation of 1 MiB, not the few MiB V8 grows it to for the poll's garbage, and one
+//   platform thread instead of 4 (each with its malloc arena): ~2.5 MiB together.
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+const LEAN_FLAGS = [['--lite-mode'], ...(NODE_MAJOR <= 22 ? [['--expose-wasm', 'no']] : []), ['--max-semi-space-size', '1'], ['--v8-pool-size', '1']];
+
+/** The lean flags the user did not set already, as arguments. */
+function leanFlags(execArgv) {
+  const names = execArgv.map((a) => a.split('=')[0].replace(/_/g, '-').replace(/^--no-/, '--'));
+  return LEAN_FLAGS.filter(([flag]) => !names.includes(flag)).map(([flag, v]) => (v === 'no' ? `--no-${flag.slice(2)}` : v ? `${flag}=${v}` : flag));
+}
 
 /**
  * What loadConfig needs to read the config again the same way: JSON, for the handover and the child.
@@ -38,9 +50,9 @@ export function loadInputs(argv, flagsToConfig) {
  */
 export function execLean(config, inputs) {
   if (typeof process.execve !== 'function') return `process.execve needs Node 22.15 or later (this is ${process.versions.node})`;
-  const handover = JSON.stringify({ config, inputs });
+  const flags = leanFlags(process.execArgv);
+  const handover = JSON.stringify({ config, inputs, flags });
   if (handover.length > MAX_HANDOVER) return `the config is over ${MAX_HANDOVER} bytes of JSON, too large to hand over in the environment`;
-  const flags = LEAN_FLAGS.filter(([flag]) => !process.execArgv.some((a) => a === flag || a.startsWith(`${flag}=`))).map(([flag, v]) => `${flag}=${v}`);
   const args = [process.execPath, ...process.execArgv, ...flags, LEAN_ENTRY, ...process.argv.slice(2)];
   // process.execve is experimental and says so: the user asked for nothing experimental.
   const emitWarning = process.emitWarning;
@@ -56,12 +68,14 @@ export function execLean(config, inputs) {
 
 /**
  * Read and validate the config in a child process, as loadConfig would here; resolves with the
- * config or rejects with the same NodesupError (config.invalid says its message).
+ * config or rejects with the same NodesupError (config.invalid says its message). `leanFlags`: the
+ * flags execLean added, which the child does not take.
  */
-export function loadInChild(inputs) {
+export function loadInChild(inputs, { leanFlags: added = [] } = {}) {
   return new Promise((resolve, reject) => {
-    // Not the primary's inspector: its port is taken, and a debugger is for the primary.
-    const execArgv = process.execArgv.filter((a) => !a.startsWith('--inspect'));
+    // The config is evaluated as at start: not with the lean primary's flags (no WebAssembly), nor
+    // its inspector (the port is taken, and a debugger is for the primary).
+    const execArgv = process.execArgv.filter((a) => !added.includes(a) && !a.startsWith('--inspect'));
     const child = fork(CHILD_ENTRY, [JSON.stringify(inputs)], { cwd: inputs.cwd, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let answered = false;
     const timer = setTimeout(() => {

@@ -5,13 +5,13 @@ import { runSupervisor } from '../primary/start.js';
 import { HANDOVER, loadInChild } from './lean-launch.js';
 import { reportError } from './report-error.js';
 
-const { config, inputs } = JSON.parse(process.env[HANDOVER]);
+const { config, inputs, flags } = JSON.parse(process.env[HANDOVER]);
 // Not for the workers, nor for anything they start.
 delete process.env[HANDOVER];
 
 try {
   process.exitCode = await runSupervisor(config, {
-    loadConfig: () => loadInChild(inputs),
+    loadConfig: () => loadInChild(inputs, { leanFlags: flags }),
     note: { level: 'debug', fields: { primary: 'lean' }, msg: 'primary: lean (process.execve): the CLI and config validation are not loaded; a SIGHUP reads the config in a child process' },
   });
 } catch (err) {
