@@ -84,11 +84,15 @@ export function decide(state, workers, now, ctx) {
   const notices = [];
   const probes = [];
   for (const w of workers) {
-    const mine = { ...(state.workers[w.id] ?? newWorkerPolicy()) };
-    next.workers[w.id] = mine;
     const slotState = next.slots[w.slot] ??= newSlotPolicy();
     forgetAtReload(slotState, w);
-    if (now < slotState.heldUntil || (ctx.only && !ctx.only.has(w.id))) continue;
+    if (now < slotState.heldUntil || (ctx.only && !ctx.only.has(w.id))) {
+      // Not judged on this tick: remembered as it was, not copied (a judgement copies before it writes).
+      next.workers[w.id] = state.workers[w.id] ?? newWorkerPolicy();
+      continue;
+    }
+    const mine = { ...(state.workers[w.id] ?? newWorkerPolicy()) };
+    next.workers[w.id] = mine;
     mine.judged = judge(w, mine.judged, now, ctx, next.advised);
     adviceNotices(w, mine.judged.advice, next.advised, notices);
     const probe = confirmProbe(w, mine, now, config) ?? profileProbe(w, mine, now, config);
