@@ -26,6 +26,14 @@
 // is nodesup's and not the channel's, with the host's load falling on both. Section
 // primary-cost-vs-floor.
 //   node bench/primary-cost.js --floor [--old DIR] --counts 128 [--pairs 4] [--write]
+//
+// `--together S` (with --floor, --old DIR optional): the floor, the old primary and this one run
+// at the same time, N workers each, for S seconds after all are ready; each one's CPU is read
+// every minute. The host's load falls on all three at once, and the minutes show what a leg
+// measured in the first minute cannot: how the primary's cost grows as the workers' sample history
+// fills (10 minutes by default). Ratios per minute, and their 95 % interval over the minutes from
+// the history's filling on. Section primary-cost-together.
+//   node bench/primary-cost.js --floor --old DIR --together 780 --counts 128 [--write]
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -45,7 +53,7 @@ import { oldTree, pairOrder, ratioCi, ciText, verdict, OLD_USAGE } from './lib/v
 const opts = benchArgs({
   counts: { type: 'string' }, window: { type: 'string' }, settle: { type: 'string' }, soak: { type: 'string' },
   'soak-workers': { type: 'string', default: '8' }, 'poll-interval': { type: 'string', default: '1s' },
-  old: { type: 'string' }, pairs: { type: 'string' }, floor: { type: 'boolean', default: false },
+  old: { type: 'string' }, pairs: { type: 'string' }, floor: { type: 'boolean', default: false }, together: { type: 'string' },
 }, `node bench/primary-cost.js [--quick] [--write] [--counts 8,32,128] [--window S] [--settle S] [--old DIR [--pairs N]] [--floor] | --soak S [--soak-workers 8]\n  ${OLD_USAGE}`);
 if ((opts.old || opts.floor) && opts.soak) { process.stderr.write('--old or --floor, and --soak: one or the other\n'); process.exit(2); }
 const OLD = opts.old ? oldTree(opts.old) : null;
@@ -302,8 +310,61 @@ async function versusFloor() {
   publish(opts, 'primary-cost-vs-floor', `The primary's own cost against the IPC floor${OLD ? `, old (${OLD.commit}) and new` : ''}`, body);
 }
 
+async function together(seconds) {
+  const n = COUNTS[0];
+  const kinds = OLD ? ['old', 'new', 'floor'] : ['new', 'floor'];
+  const loadAtStart = os.loadavg()[0];
+  // One after another up to ready (128 workers starting at once on a small host take minutes each),
+  // then all measured over the same minutes.
+  const legs = {};
+  try {
+    for (const kind of kinds) {
+      if (kind === 'floor') {
+        const run = startPrimary([path.join(ROOT, 'bench/lib/ipc-floor-parent.js'), String(n), String(parseDuration(opts['poll-interval']))], { name: 'ipc floor' });
+        await run.waitFor((e) => e.event === 'floor.ready', { timeout: 15 * 60_000, what: 'floor.ready' });
+        legs.floor = { run, pid: run.pid };
+      } else {
+        legs[kind] = await startIdle(n, { root: kind === 'old' ? OLD.root : ROOT });
+      }
+      legs[kind].readyAt = Date.now();
+      process.stderr.write(`${kind}: ${n} ready\n`);
+    }
+    const minutes = [];
+    for (let m = 0; m < Math.floor(seconds / 60); m++) {
+      const meters = Object.fromEntries(kinds.map((k) => [k, cpuMeter(legs[k].pid)]));
+      for (const k of kinds) meters[k].start();
+      await delay(60_000);
+      const row = { minute: m + 1, load: os.loadavg()[0] };
+      for (const k of kinds) row[k] = meters[k].stop()?.percent ?? null;
+      // How much history the newest of the primaries has: its workers were ready this long ago.
+      row.historySec = Math.round((Date.now() - legs[kinds.at(-1) === 'floor' ? kinds.at(-2) : kinds.at(-1)].readyAt) / 1000);
+      minutes.push(row);
+      process.stderr.write(`minute ${m + 1}: ${kinds.map((k) => `${k} ${fx(row[k], 2)} %`).join(', ')}, load ${fx(row.load, 1)}\n`);
+    }
+    const full = minutes.filter((r) => r.historySec >= HISTORY_S);
+    const over = (rows, a, b) => ratioCi(rows.map((r) => r[b]), rows.map((r) => r[a]));
+    const pairs = OLD ? [['new', 'floor'], ['old', 'floor'], ['new', 'old']] : [['new', 'floor']];
+    const body = [
+      `${n} idle workers (\`bench/apps/idle.js\`) under this checkout's primary${OLD ? ` and ${n} under the old checkout's (${OLD.commit})` : ''}, pollInterval ${opts['poll-interval']}, metrics off, and the IPC floor (\`bench/lib/ipc-floor-parent.js\`: ${n} children answering a ${JSON.stringify(FLOOR_REPLY).length}-byte reply, asked in groups of at most 16 over the poll interval), all running at the same time; each started once the one before was ready (${kinds.join(', ')}). Every minute, each process's CPU over that minute (utime+stime from /proc/<pid>/stat, % of one core). History: how long the last primary's workers had been ready at the minute's end; each worker keeps ${HISTORY_S / 60} minutes of samples, which the decision reads every second.`,
+      '',
+      table(['minute', 'history s', ...kinds.map((k) => `${k} CPU, % of a core`), ...pairs.map(([a, b]) => `${a} ÷ ${b}`), 'host load (1 min)'],
+        minutes.map((r) => [r.minute, r.historySec, ...kinds.map((k) => fx(r[k], 2)), ...pairs.map(([a, b]) => fx(r[a] / r[b], 2)), fx(r.load, 1)])),
+      '',
+      full.length >= 2
+        ? `**From the history's filling on (${full.length} minutes): ${pairs.map(([a, b]) => `${a} ÷ ${b} ${ciText(over(full, a, b).ci, 2)}`).join(', ')} (the mean of the minutes' ratios, 95 % interval over the minutes).**`
+        : `Fewer than 2 minutes with a full history (run ≥ ${HISTORY_S + 60} s for an interval over them).`,
+      '',
+      `Host load (1-minute average, ${os.cpus().length} CPUs) at the start / end of the run: ${fx(loadAtStart, 1)} / ${fx(os.loadavg()[0], 1)}.`,
+    ].join('\n');
+    publish(opts, 'primary-cost-together', `The primary's cost as the history fills: ${OLD ? 'old, new' : 'new'} and the IPC floor at the same time`, body);
+  } finally {
+    for (const k of kinds) await legs[k]?.run.stop(120_000);
+  }
+}
+
 async function main() {
   if (opts.soak) return soak(Number(opts.soak));
+  if (opts.together) return together(Number(opts.together));
   if (opts.floor) return versusFloor();
   if (OLD) return versusOld();
   const rows = [];
