@@ -1,8 +1,9 @@
 // `nodesup check` end to end: the real CLI, real corpus apps, real processes. The corpus runs
-// all at once (about three and a half minutes of wall time for the file): the leaking apps fail
-// the gate naming kind and site, their healthy twins pass it, and so do the two shapes that rise
-// from boot as a leak does until they stop. Around them, what must refuse or fail in one line,
-// the JUnit file against the vendored schema, a run too short to judge, and no process left.
+// all at once (a little over three minutes of wall time for the file, set by the runs at the
+// defaults): the leaking apps fail the gate naming kind and site, their healthy twins pass it, and
+// so do the two shapes that rise from boot as a leak does until they stop. Around them, what must
+// refuse or fail in one line, the JUnit file against the vendored schema, a run too short to
+// judge, and no process left.
 import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,9 +40,14 @@ const nodesupLines = (stderr) => stderr.split('\n').filter((l) => l.startsWith('
 
 // The settings of the leak runs: the warm-up hold at 60 s, so a leak from boot is named within
 // two minutes; each leaking app's healthy twin runs under the same settings. The two warm-up
-// shapes run at the defaults (hold 150 s): that hold is what must keep them from being named.
+// shapes run at the defaults (hold 150 s): that hold is what must keep them from being named. So
+// does one leak, helpers left running, named past that hold: the suite's run of a leak from boot
+// at the defaults, in the same wall time as the warm-up shapes (test/cli/children-leak.test.js
+// names it under a shorter hold). 190 s: judged from 180 s at the defaults, the children named
+// at ~151 s.
 const SHORT_HOLD = { workers: 1, leak: { warmUp: '60s' } };
 const DEFAULTS = { workers: 1 };
+const AT_DEFAULTS_S = 190;
 
 const CORPUS = [
   // What holds it comes from the heap snapshot its worker writes as the check stops it.
@@ -53,8 +59,10 @@ const CORPUS = [
   { name: 'buffer-churn', cfg: SHORT_HOLD, duration: '150s', exit: 0 },
   { name: 'socket-timer-healthy', cfg: SHORT_HOLD, duration: '150s', exit: 0 },
   // Rise exactly as a leak from boot does, for 90 s and 120 s, then stop.
-  { name: 'warm-up-linear', cfg: DEFAULTS, duration: '200s', exit: 0 },
-  { name: 'cache-fill', cfg: DEFAULTS, duration: '200s', exit: 0 },
+  { name: 'warm-up-linear', cfg: DEFAULTS, duration: `${AT_DEFAULTS_S}s`, exit: 0 },
+  { name: 'cache-fill', cfg: DEFAULTS, duration: `${AT_DEFAULTS_S}s`, exit: 0 },
+  // A helper started every 10 s and never ended: rises from boot too, and is named once the hold is over.
+  { name: 'child-leak', cfg: DEFAULTS, duration: `${AT_DEFAULTS_S}s`, exit: 1, kind: 'children', detail: /^child processes leak \+[\d.]+ \w+\/min in slot 0, named at \d+ s\n[\s\S]*commands: \S*node -e const keep = Buffer\.alloc/ },
 ];
 
 for (const c of CORPUS) {
@@ -159,15 +167,20 @@ for (const [what, load, expected] of LOAD_FAILURES) {
 
 test('an app that throws at start fails the gate with exit 2, naming its error, without waiting for a crash loop', async (t) => {
   t.timeout(120_000);
-  const junit = path.join(scratch(), 'err.xml');
+  const dir = scratch();
+  const junit = path.join(dir, 'err.xml');
+  const log = path.join(dir, 'log.ndjson');
   const cfg = writeConfig(t, { workers: 2, metrics: false });
-  const r = await check(t, [app('throw-at-start.js'), '-c', cfg, '--load', 'sleep 60', '--junit', junit]);
+  const r = await check(t, [app('throw-at-start.js'), '-c', cfg, '--load', 'sleep 60', '--junit', junit, '--log', log]);
   t.is(r.exitCode, 2, r.stderr);
   const said = nodesupLines(r.stderr);
   t.is(said.length, 1, r.stderr);
   t.regex(said[0], /^nodesup: check: the app could not start: slot \d exited with code 1 before it was ready: Error: boom: cannot connect to database at db\.invalid:5432$/);
   t.regex(r.stdout, /^ERROR the app could not start/m);
-  t.true(r.wallS < 30, `ended at the first exit, not after a crash loop: ${r.wallS} s`);
+  // Ended at the first exit, not after a crash loop: no slot crashed twice (a loop is restart.maxCrashes of them).
+  const crashes = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.event === 'worker.exit' && !e.planned);
+  t.true(crashes.length >= 1, 'the crash that ended it is in the log');
+  t.is(new Set(crashes.map((e) => e.slot)).size, crashes.length, `no slot crashed twice: ${JSON.stringify(crashes.map((e) => e.slot))}; ${r.wallS} s`);
   const xml = fs.readFileSync(junit, 'utf8');
   t.deepEqual(await junitErrors(xml), {});
   t.regex(xml, /<error message="the app could not start: [^"]*boom[^"]*" type="app">/);
