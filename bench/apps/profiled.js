@@ -1,17 +1,21 @@
 // The sites-cost bench's app: an HTTP server that builds a ~20 KiB JSON body from fresh objects per
 // request and keeps 1 MiB a minute (so the profile has live samples), with the agent's heap
-// profiler started at boot the way a suspicion starts it. GET /profile times one sample (profile
+// profiler started at boot, or (adaptive) at the first request. GET /profile times one sample (profile
 // read and flattened, as a confirmation point does) and reports its size; GET /mem, memoryUsage().
-//   PORT, MODE: off | sampling (profiler alone) | sites (profiler + precise coverage, as nodesup runs it)
+//   PORT, MODE: off | sampling (profiler alone) | sites (profiler + precise coverage, V8's default
+//   interval throughout) | adaptive (profiler + coverage, as nodesup runs it: started at the first
+//   request, under load as a suspicion starts it, its interval calibrated to the allocation rate)
 import http from 'node:http';
 import { heapProfiler } from '../../src/worker/sites/heap-profiler.js';
 
 const mode = process.env.MODE ?? 'off';
-const profiler = mode === 'off' ? null : heapProfiler({ deopt: mode === 'sites' });
-if (profiler) {
+const profiler = mode === 'off' ? null : heapProfiler({ deopt: mode !== 'sampling', adapt: mode === 'adaptive' });
+let started = null;
+const start = async () => {
   await profiler.sample();
   if (profiler.reason) throw new Error(profiler.reason);
-}
+};
+if (profiler && mode !== 'adaptive') started = await start().then(() => true);
 
 const kept = [];
 setInterval(() => kept.push(new Array(2200).fill(kept.length + 0.5)), 1000); // ~17 KiB/s ≈ 1 MiB/min
@@ -30,8 +34,9 @@ http.createServer(async (req, res) => {
   if (req.url === '/profile') {
     const t0 = performance.now();
     const flat = profiler ? await profiler.sample() : null;
-    return res.end(JSON.stringify({ ms: performance.now() - t0, bytes: JSON.stringify(flat ?? {}).length }));
+    return res.end(JSON.stringify({ ms: performance.now() - t0, bytes: JSON.stringify(flat ?? {}).length, interval: profiler?.interval ?? null }));
   }
+  if (profiler && started === null) started = start();
   res.setHeader('content-type', 'application/json');
   res.end(body());
 }).listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ event: 'listening' })}\n`));

@@ -41,12 +41,14 @@ const OURS = path.dirname(path.dirname(path.dirname(fileURLToPath(import.meta.ur
 export const isOurs = (url) => url.includes(`${OURS}/`);
 
 /**
- * @param {{deopt?: boolean, start?: Function}} [o]  deopt false: the profiler alone, without coverage
- *   (the cost bench's control); start: v8.startHeapProfile, absent before Node 26 (tests pass null)
+ * @param {{deopt?: boolean, adapt?: boolean, start?: Function}} [o]  deopt false: the profiler alone, without coverage
+ *   (the cost bench's control); adapt: the interval follows the allocation rate (inspector-profiler.js),
+ *   not for a worker profiled from its birth (NODESUP_PROFILE), whose first second is its startup's
+ *   allocations, not its load's; start: v8.startHeapProfile, absent before Node 26 (tests pass null)
  */
-export function heapProfiler({ deopt = !process.env.NODE_V8_COVERAGE, start = v8.startHeapProfile } = {}) {
+export function heapProfiler({ deopt = !process.env.NODE_V8_COVERAGE, adapt = process.env.NODESUP_PROFILE !== '1', start = v8.startHeapProfile } = {}) {
   const flatten = (head) => flattenProfile(head, { cwd: process.cwd(), ignore: isOurs, pkg: packageVersion });
-  const inspector = inspectorProfiler({ interval: SAMPLING_INTERVAL, deopt, flatten });
+  const inspector = inspectorProfiler({ interval: SAMPLING_INTERVAL, deopt, adapt, flatten });
   let inProcess = null;
   let active = null;
   let reason = null;
@@ -55,6 +57,8 @@ export function heapProfiler({ deopt = !process.env.NODE_V8_COVERAGE, start = v8
     get reason() { return active ? active.reason : reason; },
     /** 'inspector' or 'in-process' while one runs, else null. */
     get via() { return active === inspector ? 'inspector' : active ? 'in-process' : null; },
+    /** The sampling interval in bytes while one runs, else null. */
+    get interval() { return active === inspector ? inspector.interval : active ? SAMPLING_INTERVAL : null; },
     /** The retained allocations by site now (start sampling first if needed); null when unavailable. */
     async sample() {
       if (active) return active.sample();
@@ -65,7 +69,8 @@ export function heapProfiler({ deopt = !process.env.NODE_V8_COVERAGE, start = v8
       const sites = await inspector.sample();
       if (sites) { active = inspector; reason = null; return sites; }
       reason = inspector.reason;
-      if (inspector.heldElsewhere) return null;
+      // No reason: stopped while it started (a drain began); nothing else is to start instead.
+      if (inspector.heldElsewhere || reason === null) return null;
       inProcess ??= inProcessProfiler({ interval: SAMPLING_INTERVAL, flatten, start });
       if (inProcess.reason) {
         reason = `${inspector.reason}; ${inProcess.reason}`;

@@ -6,13 +6,46 @@
 // timer callback that called it (Node 20, 24 and 26, measured). Coverage deoptimizes everything and
 // keeps callees as frames while it is on (unless the app collects coverage itself: NODE_V8_COVERAGE);
 // bench/RESULTS.md has what the two cost together.
+//
+// What sampling costs grows with the samples taken (a stack walk and a weak handle each, more of
+// them with coverage on), so with `adapt` the interval follows the app's allocation rate: sampling
+// starts at `interval`, and after CALIBRATE_MS the count of samples taken (the newest sample's
+// ordinal) says the rate; above MAX_SAMPLES_PER_SEC sampling restarts at the power-of-two multiple
+// of `interval` that brings it under, before any profile is read. A worker allocating little keeps
+// the fine interval; one allocating hundreds of MB/s pays a bounded share, and names a slow leak
+// from fewer samples. V8 scales each sample by its interval, so bytes by site stay comparable.
+import { setTimeout as delay } from 'node:timers/promises';
+
+const CALIBRATE_MS = 1000;
+export const MAX_SAMPLES_PER_SEC = 250;
+export const MAX_INTERVAL = 2 * 1024 * 1024;
 
 /**
- * @param {{interval:number, deopt:boolean, flatten:(head:object) => import('../../core/sites/heap-sites.js').FlatProfile}} o
+ * The interval for an allocation rate seen as `samplesPerSec` samples a second at `base` bytes:
+ * `base` times the smallest power of two that brings the rate under MAX_SAMPLES_PER_SEC, at most MAX_INTERVAL.
  */
-export function inspectorProfiler({ interval, deopt, flatten }) {
+export function intervalFor(samplesPerSec, base) {
+  let interval = base;
+  while (interval < MAX_INTERVAL && samplesPerSec * (base / interval) > MAX_SAMPLES_PER_SEC) interval *= 2;
+  return Math.min(interval, Math.max(base, MAX_INTERVAL));
+}
+
+const newestOrdinal = (samples) => {
+  let n = 0;
+  for (const x of samples ?? []) if (x.ordinal > n) n = x.ordinal;
+  return n;
+};
+
+/**
+ * @param {{interval:number, deopt:boolean, adapt?:boolean, flatten:(head:object) => import('../../core/sites/heap-sites.js').FlatProfile}} o
+ *   adapt: calibrate the interval to the allocation rate (above); false: `interval` throughout
+ */
+export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
   let session = null;
   let sampling = false;
+  let starting = null;
+  let run = 0; // which start a stop() ended: a calibration outlived by a stop must not restart sampling
+  let current = null;
   let reason = null;
   // A debugger's own session, or an app's, holds the one sampling profiler: theirs, not to take.
   let heldElsewhere = false;
@@ -48,25 +81,50 @@ export function inspectorProfiler({ interval, deopt, flatten }) {
     return true;
   }
 
+  async function begin() {
+    const mine = run;
+    if (deopt) {
+      await post('Profiler.enable');
+      await post('Profiler.startPreciseCoverage', { callCount: false, detailed: false });
+    }
+    await post('HeapProfiler.startSampling', { samplingInterval: interval });
+    current = interval;
+    if (adapt) {
+      const t0 = performance.now();
+      await delay(CALIBRATE_MS);
+      if (mine !== run) return;
+      const { profile } = await post('HeapProfiler.getSamplingProfile');
+      const next = intervalFor(newestOrdinal(profile.samples) / ((performance.now() - t0) / 1000), interval);
+      if (mine !== run) return;
+      if (next !== interval) {
+        await post('HeapProfiler.stopSampling');
+        await post('HeapProfiler.startSampling', { samplingInterval: next });
+        current = next;
+      }
+    }
+    if (mine === run) sampling = true;
+  }
+
   const self = {
     get reason() { return reason; },
+    /** The sampling interval in bytes while sampling, else null. */
+    get interval() { return sampling ? current : null; },
     /** True when the profiler is someone else's (a debugger, the app): no other way may take it. */
     get heldElsewhere() { return heldElsewhere; },
     /** The retained allocations by site now (start sampling first if needed); null when unavailable. */
     async sample() {
       if (!(await open())) return null;
+      const mine = run;
       try {
         if (!sampling) {
-          if (deopt) {
-            await post('Profiler.enable');
-            await post('Profiler.startPreciseCoverage', { callCount: false, detailed: false });
-          }
-          await post('HeapProfiler.startSampling', { samplingInterval: interval });
-          sampling = true;
+          starting ??= begin().finally(() => { starting = null; });
+          await starting;
+          if (!sampling) return null; // stopped meanwhile
         }
         const { profile } = await post('HeapProfiler.getSamplingProfile');
         return flatten(profile.head);
       } catch (err) {
+        if (mine !== run) return null; // stopped meanwhile: the session closed under the request
         // Someone else (the app's own session) stopped or holds the profiler: give up for good.
         reason = `the heap profiler is in use elsewhere: ${err?.message ?? err}`;
         heldElsewhere = true;
@@ -76,8 +134,9 @@ export function inspectorProfiler({ interval, deopt, flatten }) {
     },
     /** Stop sampling and free its memory; the session closes too, so nothing holds the worker. */
     stop() {
+      run++;
       if (!session) return;
-      if (sampling) {
+      if (sampling || starting) {
         session.post('HeapProfiler.stopSampling', () => {});
         if (deopt) session.post('Profiler.stopPreciseCoverage', () => session?.post('Profiler.disable', () => {}));
       }
