@@ -10,8 +10,13 @@
 // so that neither always follows the other; reported: new ÷ old throughput with its 95 % interval
 // over the rounds (nothing got slower while the interval reaches 1), and each against its round's bare.
 // Written as its own section, overhead-vs-old. 10 rounds of 3 runs take about 8 minutes.
-//   node bench/overhead.js [--quick] [--write] [--runs 10] [--duration 10] [--connections 32]
-//   node bench/overhead.js --old /tmp/nodesup-old [--quick] [--write] [--runs 10]
+//
+// `--app express`: the express JSON app that does real work per request (bench/apps/express-json.js,
+// GET /users?limit=50&min=20) instead of hello world; its sections are overhead-express and
+// overhead-express-vs-old. Target there: nodesup ≥ 0.99 × bare.
+//   node bench/overhead.js [--quick] [--write] [--runs 10] [--duration 10] [--connections 32] [--app hello|express]
+//   node bench/overhead.js --old /tmp/nodesup-old [--quick] [--write] [--runs 10] [--app hello|express]
+import os from 'node:os';
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
 import { startPrimary, startNodesup, freePort, load, cleanupAll, scratch } from './lib/spawn.js';
@@ -23,7 +28,18 @@ import { oldTree, pairOrder, ratioCi, ciText, verdict, OLD_USAGE } from './lib/v
 const opts = benchArgs({
   runs: { type: 'string' }, duration: { type: 'string' }, warmup: { type: 'string' },
   connections: { type: 'string', default: '32' }, workers: { type: 'string', default: '2' }, old: { type: 'string' },
-}, `node bench/overhead.js [--quick] [--write] [--runs N] [--duration S] [--warmup S] [--connections C] [--workers N] [--old DIR]\n  ${OLD_USAGE}`);
+  app: { type: 'string', default: 'hello' },
+}, `node bench/overhead.js [--quick] [--write] [--runs N] [--duration S] [--warmup S] [--connections C] [--workers N] [--old DIR] [--app hello|express]\n  ${OLD_USAGE}`);
+// Each app: its file, the path the load asks for, its section's name, and the target against bare.
+const APPS = {
+  hello: { file: 'bench/apps/hello.js', path: '/', section: 'overhead', target: 0.97, what: 'a hello world' },
+  express: { file: 'bench/apps/express-json.js', path: '/users?limit=50&min=20', section: 'overhead-express', target: 0.99, what: 'an express JSON API (filter, sort, page 500 users, a middleware, res.json)' },
+};
+const APP_OF = APPS[opts.app];
+if (!APP_OF) {
+  process.stderr.write(`--app ${opts.app}: one of ${Object.keys(APPS).join(', ')}\n`);
+  process.exit(2);
+}
 const OLD = opts.old ? oldTree(opts.old) : null;
 // The checkout each kind of nodesup run starts.
 const TREES = { nodesup: ROOT, new: ROOT, old: OLD?.root };
@@ -32,7 +48,11 @@ const DURATION = Number(opts.duration ?? (opts.quick ? 3 : 10));
 const WARMUP = Number(opts.warmup ?? (opts.quick ? 1 : 3));
 const CONNECTIONS = Number(opts.connections);
 const WORKERS = Number(opts.workers);
-const APP = path.join(ROOT, 'bench/apps/hello.js');
+const APP = path.join(ROOT, APP_OF.file);
+const TARGET = APP_OF.target;
+const LOAD_AT_START = os.loadavg()[0];
+// The shared host's load: alternating legs cancel it out of the ratio, not out of its interval.
+const hostLoad = () => `Host load (1-minute load average): ${LOAD_AT_START.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end, on ${os.cpus().length} CPUs.`;
 const BARE = path.join(ROOT, 'bench/apps/bare-primary.js');
 
 async function oneRun(kind) {
@@ -44,7 +64,7 @@ async function oneRun(kind) {
   try {
     const start = await run.waitFor((e) => e.event === 'supervisor.start', { what: 'supervisor.start' });
     await run.waitReady(WORKERS, { timeout: 60_000 });
-    const url = `http://127.0.0.1:${port}/`;
+    const url = `http://127.0.0.1:${port}${APP_OF.path}`;
     if (WARMUP > 0) await load({ url, connections: CONNECTIONS, duration: WARMUP }).result;
     const cpu = cpuMeter(start.primaryPid);
     cpu.start();
@@ -82,15 +102,17 @@ async function main() {
       fx(mean(of(kind).map((r) => r.primaryCpu)), 1), of(kind).reduce((a, r) => a + r.failed, 0)];
   };
   const body = [
-    `The app (\`bench/apps/hello.js\`) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`: forks, nothing else) and under nodesup with defaults (poll 1s, metrics on, leak detection on), ${WORKERS} workers each; runs alternate bare, nodesup, bare, …; each run: fresh primary, ready by events, ${WARMUP} s warm-up (discarded), then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1 from a separate process on the same machine.`,
+    `The app (\`${APP_OF.file}\`, ${APP_OF.what}) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`: forks, nothing else) and under nodesup with defaults (poll 1s, metrics on, leak detection on), ${WORKERS} workers each; runs alternate bare, nodesup, bare, …; each run: fresh primary, ready by events, ${WARMUP} s warm-up (discarded), then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1 from a separate process on the same machine.`,
     '',
     table(['primary', 'runs', 'req/s mean', '± sd', 'min–max', 'p99 latency ms (mean)', 'primary CPU, % of a core', 'failed'], [row('bare', 'bare node:cluster'), row('nodesup', 'nodesup')]),
     '',
-    `**nodesup / bare throughput = ${fx(ratio, 3)}, 95 % interval ${fx(low, 3)}–${fx(high, 3)}** over ${pairs.length} alternating pairs (target ≥ 0.97: ${low >= 0.97 ? 'met, the whole interval' : ratio >= 0.97 ? 'met by the mean, not by the whole interval' : 'missed'}); per-pair ratios ${fx(min(pairs), 3)}–${fx(max(pairs), 3)}. p99 latency nodesup / bare: ${fx(p99[0], 2)} (${fx(p99[1], 2)}–${fx(p99[2], 2)}).`,
+    `**nodesup / bare throughput = ${fx(ratio, 3)}, 95 % interval ${fx(low, 3)}–${fx(high, 3)}** over ${pairs.length} alternating pairs (target ≥ ${TARGET}: ${low >= TARGET ? 'met, the whole interval' : ratio >= TARGET ? 'met by the mean, not by the whole interval' : 'missed'}); per-pair ratios ${fx(min(pairs), 3)}–${fx(max(pairs), 3)}. p99 latency nodesup / bare: ${fx(p99[0], 2)} (${fx(p99[1], 2)}–${fx(p99[2], 2)}).`,
     '',
     `Runs in order (req/s): ${runs.map((r) => `${r.kind} ${int(r.reqPerSec)}`).join(', ')}.`,
+    '',
+    hostLoad(),
   ].join('\n');
-  publish(opts, 'overhead', 'Throughput overhead', body);
+  publish(opts, APP_OF.section, opts.app === 'hello' ? 'Throughput overhead' : `Throughput overhead, ${opts.app} app`, body);
 }
 
 async function versusOld() {
@@ -116,17 +138,19 @@ async function versusOld() {
       fx(mean(field(kind, 'primaryCpu')), 1), of(kind).reduce((a, r) => a + r.failed, 0)];
   };
   const body = [
-    `The app (\`bench/apps/hello.js\`) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`: forks, nothing else) and under nodesup with defaults (poll 1s, metrics on, leak detection on) from the old checkout (${OLD.commit}) and from this one, ${WORKERS} workers each; ${RUNS} rounds of bare, then old and new (old first in odd-numbered rounds, new first in even ones); each run: fresh primary, ready by events, ${WARMUP} s warm-up (discarded), then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1 from a separate process on the same machine. Ratios: the mean of the rounds' ratios, with its 95 % interval.`,
+    `The app (\`${APP_OF.file}\`, ${APP_OF.what}) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`: forks, nothing else) and under nodesup with defaults (poll 1s, metrics on, leak detection on) from the old checkout (${OLD.commit}) and from this one, ${WORKERS} workers each; ${RUNS} rounds of bare, then old and new (old first in odd-numbered rounds, new first in even ones); each run: fresh primary, ready by events, ${WARMUP} s warm-up (discarded), then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1 from a separate process on the same machine. Ratios: the mean of the rounds' ratios, with its 95 % interval.`,
     '',
     table(['primary', 'runs', 'req/s mean', '± sd', 'min–max', 'p99 latency ms (mean)', 'primary CPU, % of a core', 'failed'],
       [row('bare', 'bare node:cluster'), row('old', `nodesup old (${OLD.commit})`), row('new', 'nodesup new (this checkout)')]),
     '',
     `**new ÷ old throughput = ${ciText(tput.ci)}**, 95 % interval over ${tput.ratios.length} pairs: ${verdict(tput, { better: 'higher' })}; per-pair ratios ${fx(min(tput.ratios), 3)}–${fx(max(tput.ratios), 3)}.`,
-    `Against bare: old ÷ bare ${ciText(oldBare.ci)}, new ÷ bare ${ciText(newBare.ci)} (target ≥ 0.97). p99 latency new ÷ old ${ciText(p99.ci, 2)}; primary CPU new ÷ old ${ciText(cpu.ci, 2)}: ${verdict(cpu, { better: 'lower' })}.`,
+    `Against bare: old ÷ bare ${ciText(oldBare.ci)}, new ÷ bare ${ciText(newBare.ci)} (target ≥ ${TARGET}). p99 latency new ÷ old ${ciText(p99.ci, 2)}; primary CPU new ÷ old ${ciText(cpu.ci, 2)}: ${verdict(cpu, { better: 'lower' })}.`,
     '',
     `Runs in order (req/s): ${runs.map((r) => `${r.kind} ${int(r.reqPerSec)}`).join(', ')}.`,
+    '',
+    hostLoad(),
   ].join('\n');
-  publish(opts, 'overhead-vs-old', `Throughput, old (${OLD.commit}) against new`, body);
+  publish(opts, `${APP_OF.section}-vs-old`, `Throughput${opts.app === 'hello' ? '' : `, ${opts.app} app`}, old (${OLD.commit}) against new`, body);
 }
 
 main().catch((err) => { process.stderr.write(`overhead: ${err.stack}\n`); process.exitCode = 1; }).finally(cleanupAll);
