@@ -1,7 +1,7 @@
 // The primary's memory beside a bare node:cluster primary forking the same idle app: 8 workers,
 // nodesup with its defaults and metrics on, scraped every second through the window (as Prometheus
 // would, faster). Legs alternate bare, nodesup; each leg: fresh primary, every worker ready, settle,
-// then the primary's RSS and PSS (smaps_rollup) averaged over the window. Target: nodesup ≤ 1.3× bare RSS.
+// then the primary's RSS and PSS (smaps_rollup) averaged over the window. Target: nodesup ≤ 1.1× bare RSS.
 //
 // `--history full`: the footprint of a primary that has run for hours, not of one just started.
 // The slot history (6 h per slot) starts full (bench/lib/versus.js withFullSlotHistory: a scratch
@@ -64,6 +64,27 @@ function memory(pid) {
   const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) * 1024;
   return { rss: kb('Rss'), pss: kb('Pss') };
 }
+// Where a primary's RSS is, at the end of its window (/proc/PID/smaps): the node executable's pages
+// it touched (file-backed, shared with its workers: PSS counts a share), anonymous memory (the V8
+// heap, ArrayBuffers, thread stacks), the malloc heap (brk), and the shared libraries.
+function split(pid) {
+  const exe = fs.realpathSync(`/proc/${pid}/exe`);
+  const out = { binary: 0, anon: 0, brk: 0, libs: 0 };
+  let kind = 'anon';
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const name = head[1];
+      kind = name === exe ? 'binary' : name === '[heap]' ? 'brk' : name === '' || name.startsWith('[') ? 'anon' : 'libs';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) out[kind] += Number(rss[1]) * 1024;
+  }
+  return out;
+}
+const SPLIT = [['binary', 'node executable'], ['anon', 'anonymous'], ['brk', 'malloc heap'], ['libs', 'libraries']];
+
 const scrape = (port) => new Promise((resolve) => {
   http.get({ host: '127.0.0.1', port, path: '/metrics' }, (res) => { res.resume(); res.on('end', resolve); }).on('error', resolve);
 });
@@ -100,9 +121,10 @@ async function leg(kind) {
       await delay(1000);
     }
     const c = cpu.stop();
+    const where = split(start.primaryPid);
     // After the window: the dump is a few MiB of JSON the primary builds, not part of the footprint.
     const fill = kind !== 'bare' && FULL ? await historyFill(run) : null;
-    return { kind, rss: mean(samples.map((x) => x.rss)), pss: mean(samples.map((x) => x.pss)), cpu: c?.percent ?? null, fill, reload, samePid: start.primaryPid === run.pid };
+    return { kind, rss: mean(samples.map((x) => x.rss)), pss: mean(samples.map((x) => x.pss)), cpu: c?.percent ?? null, fill, reload, samePid: start.primaryPid === run.pid, where };
   } finally {
     await run.stop();
   }
@@ -172,6 +194,8 @@ function publishLines(lines) {
     `${WORKERS} workers of \`bench/apps/idle.js\` under a bare node:cluster primary (\`bench/apps/bare-primary.js\`) and under nodesup (defaults, metrics on, /metrics scraped every second); ${ROUNDS} rounds a Node line, legs alternating; each leg: every worker ready,${HUP ? ' for nodesup a SIGHUP and its rolling reload over (`reload`, result ok, in every leg),' : ''} ${SETTLE} s settle, then the primary's RSS and PSS (smaps_rollup) averaged over ${WINDOW} s. ${historyText()}`,
     '',
     table(['Node', 'bare RSS MiB', 'nodesup RSS MiB', '± sd', 'bare PSS MiB', 'nodesup PSS MiB', 'nodesup / bare RSS (per round)', 'target ≤ 1.1'], rows),
+    '',
+    `Where nodesup's RSS is beyond bare's, MiB (/proc/PID/smaps at the end of each window, means): ${lines.map(({ node, legs }) => `${node}: ${SPLIT.map(([k, label]) => `${label} ${fx((mean(of(legs, 'nodesup').map((l) => l.where[k])) - mean(of(legs, 'bare').map((l) => l.where[k]))) / 2 ** 20, 1)}`).join(', ')}`).join('; ')}. The executable's pages are shared with the workers (PSS counts a share of them); anonymous is mostly the V8 heap.`,
     '',
     `${samePid ? 'In every nodesup leg the primary (its `supervisor.start` primaryPid) was the pid the bench started `nodesup start` as' : 'In some nodesup legs the primary was not the pid the bench started (see stderr)'}. Host load (1-min average) at the start and end of each line: ${lines.map((l) => `${l.node} ${l.load.map((x) => fx(x, 2)).join('→')}`).join(', ')}.`,
     ...(all.some((l) => l.fill) ? ['', `History at the end of each nodesup leg, emptiest slot (fine points / coarse points / events): ${of(all, 'nodesup').map((l) => (l.fill ? `${l.fill.fine}/${l.fill.coarse}/${l.fill.events}` : '?')).join(', ')}.`] : []),
