@@ -203,6 +203,10 @@ function publishLines(lines) {
   publish(opts, 'primary-footprint', `The primary's footprint beside a bare primary`, body);
 }
 
+// versus.js's verdict for a cost says "not higher (the interval reaches 1)" also when the whole
+// interval is below 1: that case, said as it is.
+const costVerdict = (r) => (r.ratios.length >= 2 && r.ci[2] < 1 ? 'lower (the whole interval is below 1)' : verdict(r, { better: 'lower' }));
+
 async function versusOld() {
   TREES.old = FULL ? withFullSlotHistory(OLD.root) : OLD.root;
   TREES.new = TREES.nodesup;
@@ -227,8 +231,8 @@ async function versusOld() {
     table(['nodesup', 'RSS MiB (mean)', '± sd', 'PSS MiB (mean)', 'primary CPU, % of a core'], [row('old', `old (${OLD.commit})`), row('new', 'new (this checkout)')]),
     '',
     // The MiB beside the ratio: steady legs make a tight interval, and a quarter of a MiB can be "higher".
-    `**new ÷ old RSS = ${ciText(rss.ci)}**, 95 % interval over ${rss.ratios.length} pairs: ${verdict(rss, { better: 'lower' })}; new − old ${fx((mean(of('new').map((l) => l.rss)) - mean(of('old').map((l) => l.rss))) / 2 ** 20, 2)} MiB; per pair ${rss.ratios.map((x) => fx(x, 3)).join(', ')}.`,
-    `new ÷ old PSS = ${ciText(pss.ci)}; new ÷ old primary CPU = ${ciText(cpu.ci, 2)}: ${verdict(cpu, { better: 'lower' })}.`,
+    `**new ÷ old RSS = ${ciText(rss.ci)}**, 95 % interval over ${rss.ratios.length} pairs: ${costVerdict(rss)}; new − old ${fx((mean(of('new').map((l) => l.rss)) - mean(of('old').map((l) => l.rss))) / 2 ** 20, 2)} MiB; per pair ${rss.ratios.map((x) => fx(x, 3)).join(', ')}.`,
+    `new ÷ old PSS = ${ciText(pss.ci)}; new ÷ old primary CPU = ${ciText(cpu.ci, 2)}: ${costVerdict(cpu)}.`,
     ...(FULL ? ['', fills.length === legs.length
       ? `History at the end of each leg, emptiest slot: ${fills.map((f) => `${f.fine}/${f.coarse}/${f.events}`).join(', ')} (fine points / coarse points / events; legs in order).`
       : `History at the end: read in ${fills.length} of ${legs.length} legs (\`nodesup history --json\` failed in the others; see stderr).`] : []),
