@@ -208,6 +208,7 @@ function publishLines(lines) {
 const costVerdict = (r) => (r.ratios.length >= 2 && r.ci[2] < 1 ? 'lower (the whole interval is below 1)' : verdict(r, { better: 'lower' }));
 
 async function versusOld() {
+  const load = os.loadavg()[0];
   TREES.old = FULL ? withFullSlotHistory(OLD.root) : OLD.root;
   TREES.new = TREES.nodesup;
   const legs = [];
@@ -237,7 +238,7 @@ async function versusOld() {
       ? `History at the end of each leg, emptiest slot: ${fills.map((f) => `${f.fine}/${f.coarse}/${f.events}`).join(', ')} (fine points / coarse points / events; legs in order).`
       : `History at the end: read in ${fills.length} of ${legs.length} legs (\`nodesup history --json\` failed in the others; see stderr).`] : []),
     '',
-    `Legs in order (RSS MiB): ${legs.map((l) => `${l.kind} ${mib(l.rss)}`).join(', ')}.`,
+    `Legs in order (RSS MiB): ${legs.map((l) => `${l.kind} ${mib(l.rss)}`).join(', ')}. Host load (1-min average) at the start and end: ${fx(load, 2)}→${fx(os.loadavg()[0], 2)}.`,
   ].join('\n');
   publish(opts, 'primary-footprint-vs-old', `The primary's footprint, old (${OLD.commit}) against new`, body);
 }
