@@ -10,8 +10,9 @@
 // What sampling costs grows with the samples taken (a stack walk and a weak handle each, more of
 // them with coverage on), so with `adapt` the interval follows the app's allocation rate: sampling
 // starts at `interval`, and after CALIBRATE_MS the count of samples taken (the newest sample's
-// ordinal) says the rate; above MAX_SAMPLES_PER_SEC sampling restarts at the power-of-two multiple
-// of `interval` that brings it under, before any profile is read. A worker allocating little keeps
+// ordinal, collected objects' samples kept for that second) says the rate; sampling then restarts,
+// without them, at `interval` or, above MAX_SAMPLES_PER_SEC, at the power-of-two multiple of it
+// that brings the rate under, before any profile is read. A worker allocating little keeps
 // the fine interval; one allocating hundreds of MB/s pays a bounded share, and names a slow leak
 // from fewer samples. V8 scales each sample by its interval, so bytes by site stay comparable.
 import { setTimeout as delay } from 'node:timers/promises';
@@ -29,6 +30,8 @@ export function intervalFor(samplesPerSec, base) {
   while (interval < MAX_INTERVAL && samplesPerSec * (base / interval) > MAX_SAMPLES_PER_SEC) interval *= 2;
   return Math.min(interval, Math.max(base, MAX_INTERVAL));
 }
+
+const KEEP_COLLECTED = Object.freeze({ includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
 
 const newestOrdinal = (samples) => {
   let n = 0;
@@ -87,7 +90,9 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
       await post('Profiler.enable');
       await post('Profiler.startPreciseCoverage', { callCount: false, detailed: false });
     }
-    await post('HeapProfiler.startSampling', { samplingInterval: interval });
+    // Calibrating, collected objects keep their samples: a profile otherwise holds only the live
+    // ones, and one read just after a scavenge of pure churn would count almost none.
+    await post('HeapProfiler.startSampling', { samplingInterval: interval, ...(adapt ? KEEP_COLLECTED : {}) });
     current = interval;
     if (adapt) {
       const t0 = performance.now();
@@ -96,11 +101,9 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
       const { profile } = await post('HeapProfiler.getSamplingProfile');
       const next = intervalFor(newestOrdinal(profile.samples) / ((performance.now() - t0) / 1000), interval);
       if (mine !== run) return;
-      if (next !== interval) {
-        await post('HeapProfiler.stopSampling');
-        await post('HeapProfiler.startSampling', { samplingInterval: next });
-        current = next;
-      }
+      await post('HeapProfiler.stopSampling');
+      await post('HeapProfiler.startSampling', { samplingInterval: next });
+      current = next;
     }
     if (mine === run) sampling = true;
   }
