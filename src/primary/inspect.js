@@ -12,7 +12,7 @@ import { countAnonMappings } from '../proc/memory.js';
 import { readCgroup, memoryHeadroom } from '../proc/cgroup.js';
 import { snapshotRoom } from '../core/policy/snapshot-room.js';
 import { diskFree } from '../proc/disk.js';
-import { heapSnapshotRefused } from '../report/inspect-view.js';
+import { heapSnapshotRefused } from '../report/retainer-words.js';
 import { writeWorkerProfile } from './worker-profile.js';
 
 /**

@@ -38,3 +38,16 @@ export function describeRetainers(f) {
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * Why a heap snapshot was refused (core/policy/snapshot-room.js gives the numbers), and the
+ * cheaper way to the same answer.
+ * @param {{code:'heap-unknown'|'memory'|'disk', needBytes?:number, haveBytes?:number}} room
+ * @param {number} slot
+ */
+export function heapSnapshotRefused(room, slot) {
+  const why = room.code === 'memory' ? `it needs ~${formatBytes(room.needBytes)} of memory${room.oomGroup ? ' (twice the peak: memory.oom.group is 1, so a miss ends every process in the container)' : ''} and only ${formatBytes(room.haveBytes)} is left before the memory limit`
+    : room.code === 'disk' ? `the file needs ~${formatBytes(room.needBytes)} and only ${formatBytes(room.haveBytes)} is free on its disk`
+      : 'the worker has not reported its heap yet';
+  return `heap snapshot refused: ${why}; \`nodesup inspect ${slot}\` names the code that retains memory from the sampling heap profile, at a fraction of the cost`;
+}

@@ -3,7 +3,7 @@
 // message can never contradict the fields beside it.
 import { EVENTS, LEAK_KINDS, MEMORY_REASONS, REASONS } from '../constants.js';
 import { formatBytes, formatDuration } from '../units.js';
-import { clean } from './status/ansi.js';
+import { clean } from './plain-text.js';
 import { growthPerMinute } from './status/status-columns.js';
 import { adviceText } from './advice-words.js';
 import { describeSite } from './site-words.js';

@@ -2,7 +2,8 @@
 // sizes), parts as shares of RSS, nothing past 100 columns (or the terminal's width), unknowns as
 // '-', and findings that agree with each other.
 import test from 'ava';
-import { inspectText, renderInspect, heapSnapshotRefused } from '../../src/report/inspect-view.js';
+import { inspectText, renderInspect } from '../../src/report/inspect-view.js';
+import { heapSnapshotRefused } from '../../src/report/retainer-words.js';
 import { visibleWidth } from '../../src/report/status/ansi.js';
 
 const MiB = 1024 * 1024;

@@ -4,6 +4,9 @@
 // instead of a full reset, so a cell colour inside an inverse (selected) row keeps the inverse.
 import stringWidth from 'string-width';
 import stripAnsiText from 'strip-ansi';
+import { clean } from '../plain-text.js';
+
+export { clean };
 
 const ANSI_AT = /^\x1b\[[0-9;?]*[A-Za-z]/;
 
@@ -67,10 +70,6 @@ export function pad(str, width, align = 'left') {
   return align === 'right' ? fill + str : str + fill;
 }
 
-/** One-line, printable text: control characters (newlines, escapes) become spaces. */
-export function clean(text) {
-  return String(text ?? '').replace(/[\x00-\x1f\x7f]+/g, ' ').trim();
-}
 
 /** Greedy word wrap of plain text to `width` columns; a word longer than a line is cut. */
 export function wrap(text, width) {
