@@ -6,6 +6,7 @@ import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startCli, runCli, app, freePort, writeConfig } from '../helpers/cli.js';
+import { leanFlags, SMALL_FLEET } from '../../src/cli/lean-launch.js';
 
 const MiB = 1024 * 1024;
 const HAS_EXECVE = typeof process.execve === 'function';
@@ -98,4 +99,11 @@ test('a bad config on start exits 2 with its one-line error before anything star
   t.is(lines.length, 1, r.stderr);
   t.regex(lines[0], /^nodesup: .*workers: expected a positive integer/);
   t.is(r.stdout, '', 'nothing started: no event was logged');
+});
+
+test('the lean flags: lite mode and a small young generation only for a small fleet, and never a flag the user set', (t) => {
+  const small = leanFlags([], SMALL_FLEET);
+  t.true(small.includes('--lite-mode') && small.includes('--max-semi-space-size=1') && small.includes('--v8-pool-size=1'), small.join(' '));
+  t.deepEqual(leanFlags([], SMALL_FLEET + 1), ['--v8-pool-size=1'], 'a larger fleet keeps the JIT: its tick does more');
+  t.false(leanFlags(['--no-lite-mode', '--max_semi_space_size=8'], 2).some((f) => f.startsWith('--lite-mode') || f.startsWith('--max-semi-space-size')));
 });
