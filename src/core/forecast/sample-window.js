@@ -50,7 +50,11 @@ export class SampleWindow {
   /** Non-null values of one field, oldest first, as [t, value] pairs. */
   series(field, since = -Infinity) {
     const out = [];
-    for (const s of this.samples) if (s.t >= since && s[field] !== null && s[field] !== undefined) out.push([s.t, s[field]]);
+    const s = this.samples;
+    for (let i = this.indexSince(since); i < s.length; i++) {
+      const v = s[i][field];
+      if (v !== null && v !== undefined) out.push([s[i].t, v]);
+    }
     return out;
   }
 
