@@ -233,18 +233,13 @@ function workerVerdict(w, mine, slotState, now, config, notices) {
 // worker's warm-up (core/leak/warm-up.js); with action 'recycle' the worker goes once it has leaked
 // for a whole leak window, or sooner when a limit is nearer than that.
 function leakVerdict(w, mine, slotState, now, config, notices) {
-  const { leak, limits, pollInterval } = config;
+  const { leak } = config;
   if (!leak) return null;
   // Warm-up (caches filling after start) must not read as a leak: judged from readiness on.
   const startedAt = w.readyAt ?? w.startedAt;
-  let found = detectLeak(w.window, { leak, limits, now, pollInterval, startedAt });
-  let early = false;
-  if (!found) {
-    found = fastLeak(w, mine, slotState, now, config, startedAt) ?? detectHandleLeak(w.window, { now, startedAt });
-    if (!found) return null;
-    early = true;
-    if (found.kind === LEAK_KINDS.HEAP || found.kind === LEAK_KINDS.EXTERNAL) mine.confirm = { ...mine.confirm, confirmedAt: mine.confirm.confirmedAt ?? now };
-  }
+  const seen = findLeak(w, mine, slotState, now, config, startedAt);
+  if (!seen) return null;
+  const { found, early } = seen;
   learnLeak(slotState, w, found.kind);
   const explained = explainLeak(found);
   // A leak said again by its window (which names no sites) is the leak its confirmation named:
@@ -271,6 +266,29 @@ function leakVerdict(w, mine, slotState, now, config, notices) {
     trend: { field: found.field, growthBytesPerSec: explained.growthBytesPerSec, r2: round2(found.r2), windowMs: found.windowMs, projectedLimitInSec: explained.projectedLimitInSec },
   };
 }
+
+// Handles first: sockets and timers left open hold their JS objects and buffers, so the heap (or
+// external memory) of a worker leaking them grows with them, and the full-GC points confirm that
+// growth. The cause is the handles; once they were named on this worker, memory that grows is
+// theirs and the leak stays the handles one (an http.Agent per request: heap +3 MiB/min beside
+// 11 sockets a second), rather than a second verdict of another kind.
+function findLeak(w, mine, slotState, now, config, startedAt) {
+  const { leak, limits, pollInterval } = config;
+  const handles = detectHandleLeak(w.window, { now, startedAt });
+  if (handles) return { found: handles, early: true };
+  const byWindow = detectLeak(w.window, { leak, limits, now, pollInterval, startedAt });
+  const found = byWindow ?? fastLeak(w, mine, slotState, now, config, startedAt);
+  if (!found) return null;
+  if (mine.leak?.kind === LEAK_KINDS.HANDLES && HELD_BY_HANDLES.has(found.kind)) return { found: handlesNamed(mine.leak), early: true };
+  if (!byWindow && (found.kind === LEAK_KINDS.HEAP || found.kind === LEAK_KINDS.EXTERNAL)) mine.confirm = { ...mine.confirm, confirmedAt: mine.confirm.confirmedAt ?? now };
+  return { found, early: !byWindow };
+}
+
+const HELD_BY_HANDLES = new Set([LEAK_KINDS.HEAP, LEAK_KINDS.EXTERNAL, LEAK_KINDS.NATIVE, LEAK_KINDS.RSS]);
+
+// The handles verdict as it was named, for a tick on which the climb paused (a cap reached, a quiet
+// minute) while the memory they hold still grows.
+const handlesNamed = (named) => ({ kind: LEAK_KINDS.HANDLES, growthPerSec: named.growthPerSec, types: named.types, r2: named.r2, confidence: named.confidence, projectedLimitInSec: null });
 
 // The leaks named before a window has passed, of the kinds a warm-up can look like: none before the
 // warm-up hold ends, and none on points after full GCs until one was taken past it.

@@ -219,3 +219,28 @@ test('decide: a leak said again by its window keeps the sites its confirmation n
   t.truthy(windowed, 'the window named the leak');
   t.deepEqual(windowed.judgements[0].leak.sites, sites);
 });
+
+test('decide: memory that grows on a worker whose handles were named is those handles\' leak, not a second verdict of its own kind', (t) => {
+  const leak = { window: parseDuration('60s'), minGrowth: parseRate('1mb/min'), action: 'recycle' };
+  const series = recorded('heap-leak-fast');
+  const config = { ...CONFIG, workers: 1, limits: { ...LIMITS, heapUsed: null, rss: parseSize('2gb') }, leak };
+  const run = (named) => {
+    const window = new SampleWindow({ maxAgeMs: 600_000 });
+    const view = { id: 1, slot: 0, pid: 7, startedAt: series[0].t, readyAt: series[0].t, lastReplyAt: 0, jitterDraw: 0, window };
+    let state = newPolicyState(1);
+    // As if the worker's sockets had been named climbing before its heap rose (an http.Agent per request).
+    if (named) state = { ...state, workers: { 1: { ...newWorkerPolicy(), leak: named } } };
+    for (const s of series) {
+      window.push(s);
+      view.lastReplyAt = s.t;
+      const r = decide(deepFreeze(state), [view], s.t, { config, totalLimit: null, cgroupLimit: null });
+      state = r.state;
+      if (r.verdicts.length) return r.verdicts[0];
+    }
+    return null;
+  };
+  const types = [{ type: 'fd', perSec: 11, count: 248 }];
+  const held = run({ at: series[0].t, kind: 'handles', growthPerSec: 11, types, r2: 0.99, confidence: 0.99 });
+  t.like(held, { reason: REASONS.LEAK, kind: 'handles', types });
+  t.like(run(null), { reason: REASONS.LEAK, kind: 'heap' }, 'the same series with no handles named is a heap leak');
+});
