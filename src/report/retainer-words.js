@@ -4,8 +4,8 @@ import { formatBytes } from '../units.js';
 
 /**
  * One holder: "recentRequests (Array of 12,004 IncomingMessage) declared at server.js:11", with
- * the package it lies in. A string is taken as already said.
- * @param {string|{text?:string, count?:number, type?:string, path?:string[], holder?:{name:string, file?:string, line?:number, package?:string}}} h
+ * the package it lies in, or the library whose object holds it (", inside prom-client@15.1.3"). A string is taken as already said.
+ * @param {string|{text?:string, count?:number, type?:string, path?:string[], holder?:{name:string, file?:string, line?:number, package?:string, inside?:string}}} h
  */
 export function describeHolder(h) {
   if (typeof h === 'string') return h;
@@ -15,7 +15,7 @@ export function describeHolder(h) {
   const count = h.count != null ? `${h.count.toLocaleString('en-US')} ` : '';
   const what = h.type ? ` (${container ? `${container} of ` : ''}${count}${h.type})` : '';
   const where = who.file ? ` declared at ${who.file}${who.line != null ? `:${who.line}` : ''}` : '';
-  const pkg = who.package ? ` in ${who.package}` : '';
+  const pkg = who.package ? ` in ${who.package}` : who.inside ? `, inside ${who.inside}` : '';
   return `${who.name ?? 'an object'}${what}${where}${pkg}`;
 }
 

@@ -9,7 +9,8 @@ const MAX_NAME_PARTS = 4;
 /**
  * @typedef {object} Description
  * @property {string[]} path   e.g. ['(module) app.js', 'recentRequests', 'Array']
- * @property {{ name: string, file?: string, line?: number, package?: string }} holder
+ * @property {{ name: string, file?: string, line?: number, package?: string, inside?: string }} holder  package: the declaring
+ *   scope's; inside: the library whose object on the path holds it, when the app declares the path
  * @property {string} [holderFile] the file of the declaring scope, as displayed
  * @property {{ file: string, line: number } | null} elementSite  the elements' constructor (or function)
  * @property {number} siteBoost  how well the elements match the leak's allocation sites (sites.js)
@@ -31,13 +32,30 @@ export function describe(g, scripts, links, cand) {
     const line = (IDENT.test(names[0] ?? '') && scripts.declarationLine(head.script, names[0])) || head.line;
     if (line > 0) holder.line = line;
     const pkg = scripts.packageOf(head.script);
-    if (pkg) holder.package = pkg.version ? `${pkg.name}@${pkg.version}` : pkg.name;
+    if (pkg) holder.package = packageName(pkg);
   }
+  const library = holder.package ? undefined : libraryOnPath(g, scripts, chain);
+  if (library) holder.inside = packageName(library);
   const d = { path: [head.label, ...names, type], holder, holderFile: holder.file, elementSite: elementSite(g, scripts, cand.sample) };
   return { ...d, siteBoost: links.boost(cand, d) };
 }
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;
+
+const packageName = (pkg) => (pkg.version ? `${pkg.name}@${pkg.version}` : pkg.name);
+
+// The library whose object holds the growth on a path the app declares (a prom-client Histogram's
+// series map, reached from the app's `const duration`): the first object on the path whose
+// constructor lives inside node_modules.
+function libraryOnPath(g, scripts, chain) {
+  for (const e of chain.edges) {
+    const loc = g.location(g.edgeTo(e));
+    const script = loc ? scripts.scriptName(loc.scriptId) : '';
+    const pkg = script ? scripts.packageOf(script) : undefined;
+    if (pkg) return pkg;
+  }
+  return undefined;
+}
 
 /** `bus._events.request`, `sessions[]`, or the holder's type when nothing names it. */
 function holderName(names, type) {

@@ -4,6 +4,7 @@ import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
 import { analyseSnapshot } from '../../src/retainers/analyse.js';
+import { describeHolder } from '../../src/report/retainer-words.js';
 import { FIXTURES, tmpDir, writeSnapshot, lineOf } from './snapshots.js';
 
 const dir = tmpDir(test);
@@ -15,19 +16,21 @@ function packageApp() {
   fs.mkdirSync(path.join(app, 'node_modules'), { recursive: true });
   fs.cpSync(fixture('fakepkg'), path.join(app, 'node_modules', 'fakepkg'), { recursive: true });
   fs.copyFileSync(fixture('package-app.cjs'), path.join(app, 'app.cjs'));
+  fs.copyFileSync(fixture('histogram-app.cjs'), path.join(app, 'histogram.cjs'));
   return app;
 }
 
 test.before(async (t) => {
   const app = packageApp();
-  const [requests, mapCache, listeners, pkg, stable] = await Promise.all([
+  const [requests, mapCache, listeners, pkg, stable, histogram] = await Promise.all([
     writeSnapshot(fixture('requests.mjs'), path.join(dir, 'requests.heapsnapshot')),
     writeSnapshot(fixture('map-cache/app.mjs'), path.join(dir, 'map-cache.heapsnapshot')),
     writeSnapshot(fixture('listeners.mjs'), path.join(dir, 'listeners.heapsnapshot')),
     writeSnapshot(path.join(app, 'app.cjs'), path.join(dir, 'package.heapsnapshot')),
     writeSnapshot(fixture('stable-cache.mjs'), path.join(dir, 'stable.heapsnapshot')),
+    writeSnapshot(path.join(app, 'histogram.cjs'), path.join(dir, 'histogram.heapsnapshot')),
   ]);
-  t.context = { requests, mapCache, listeners, pkg, stable, app };
+  t.context = { requests, mapCache, listeners, pkg, stable, histogram, app };
 });
 
 const say = (h) => `${h.holder.name} (${h.path.join(' → ')}) ${h.count} ${h.type} ${h.bytes} B`;
@@ -69,6 +72,15 @@ test('a leak inside a package: package@version in the holder', async (t) => {
   t.deepEqual(first.path, ['(module) node_modules/fakepkg/index.js', 'openSpans', 'Array'], say(first));
   t.is(first.type, 'Span');
   t.deepEqual(first.holder, { name: 'openSpans', file: 'node_modules/fakepkg/index.js', line: lineOf(fixture('fakepkg/index.js'), 'const openSpans'), package: 'fakepkg@1.2.3' });
+});
+
+test('a package\'s object the app declares holds it: the app\'s variable and line, and the package it is inside', async (t) => {
+  const report = await analyseSnapshot(t.context.histogram, { growthBytes: 300 * 150, cwd: t.context.app });
+  const [first] = report.held;
+  t.deepEqual(first.path, ['(module) histogram.cjs', 'duration', 'hashMap', 'Object'], say(first));
+  t.is(first.type, 'Series');
+  t.deepEqual(first.holder, { name: 'duration.hashMap', file: 'histogram.cjs', line: lineOf(fixture('histogram-app.cjs'), 'const duration'), inside: 'fakepkg@1.2.3' });
+  t.regex(describeHolder(first), /^duration\.hashMap \(Object of 300 Series\) declared at histogram\.cjs:\d+, inside fakepkg@1\.2\.3$/);
 });
 
 // 300 Sessions of ~1 KB leak beside 900 Translations of ~1 KB that do not.
