@@ -2,6 +2,8 @@
 // sure we are of it. Called for several fields of every worker on every poll, so it walks the
 // samples in place and only allocates one small array per bucket series.
 
+import { readerOf } from './sample-window.js';
+
 /** @typedef {import('./sample-window.js').SampleWindow} SampleWindow */
 
 const pointT = (p) => p[0];
@@ -86,7 +88,7 @@ export function windowBaseline(window, field, { now, windowMs, bucketMs }) {
   const samples = window.samples;
   const from = firstIndexSince(samples, now - windowMs);
   const maxBuckets = Math.max(1, Math.floor(windowMs / bucketMs));
-  return minima(samples, from, sampleT, (s) => s[field], bucketMs, now, maxBuckets);
+  return minima(samples, from, sampleT, readerOf(field), bucketMs, now, maxBuckets);
 }
 
 /**

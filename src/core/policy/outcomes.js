@@ -28,7 +28,7 @@ const KEEP_POINTS = 16;
 export function newWorkerPolicy() {
   return {
     firstOverAt: null, firstOverValue: null, baselineWarned: false, leakWarnedAt: null, confirm: newConfirmState(),
-    lastGcAt: null, missedAt: null, points: [], profiling: false,
+    lastGcAt: null, missedAt: null, points: [], profiling: false, windowed: null,
   };
 }
 

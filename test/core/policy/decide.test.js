@@ -4,7 +4,8 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { OUTCOME, absorb, newWorkerPolicy } from '../../../src/core/policy/outcomes.js';
-import { decide, newPolicyState, STEP_EVERY_MS } from '../../../src/core/policy/decide.js';
+import { decide, newPolicyState, STEP_EVERY_MS, WINDOW_EVERY_MS } from '../../../src/core/policy/decide.js';
+import { detectLeak } from '../../../src/core/leak/leak-detector.js';
 import { SampleWindow } from '../../../src/core/forecast/sample-window.js';
 import { EVENTS, REASONS, ADVICE } from '../../../src/constants.js';
 import { parseDuration, parseRate, parseSize } from '../../../src/units.js';
@@ -64,6 +65,20 @@ test('decide on a recorded heap leak, action recycle: a leak verdict with kind, 
   t.like(first.verdicts[0], { slot: 0, pid: 7, reason: REASONS.LEAK, kind: 'heap' });
   t.true(first.verdicts[0].trend.r2 > 0);
   t.true(replay('steady', leak).every((r) => r.verdicts.length === 0 && !r.notices.some((n) => n.fields.event === EVENTS.LEAK_WARNING)));
+});
+
+test('decide: the window rule, fitted every WINDOW_EVERY_MS, names a recorded leak no later than that after a fit on every tick would', (t) => {
+  const leak = { window: parseDuration('60s'), minGrowth: parseRate('1mb/min'), action: 'recycle' };
+  const series = recorded('heap-leak-fast');
+  const window = new SampleWindow({ maxAgeMs: 600_000 });
+  let everyTick = null;
+  for (const s of series) {
+    window.push(s);
+    if (detectLeak(window, { leak, limits: LIMITS, now: s.t, pollInterval: 1000, startedAt: series[0].t })) { everyTick = s.t - series[0].t; break; }
+  }
+  t.not(everyTick, null, 'the series holds a window verdict');
+  const first = replay('heap-leak-fast', leak).find((r) => r.verdicts.length);
+  t.true(first.t >= everyTick && first.t <= everyTick + WINDOW_EVERY_MS, `per tick at ${everyTick} ms, gated at ${first.t} ms`);
 });
 
 test('decide: the same input gives the same output (no hidden state)', (t) => {
