@@ -315,12 +315,12 @@ export function holderMatches(expHolder, h) {
   return Object.entries(want).every(([k, re]) => re.test(field[k] ?? ''));
 }
 
-/** The first holder in words, short: `memo: Map of 41000 Object (45.2 MiB, 93 %) app.js:11 pkg@1.0`. */
+/** The first holder in words, short: `memo: Map of 41000 Object (45.2 MiB, 93 %) app.js:11 pkg@1.0` (or `inside pkg@1.0`). */
 export function holderText(h) {
   const where = h.holder?.file ? ` ${path.basename(h.holder.file)}${h.holder.line ? `:${h.holder.line}` : ''}` : '';
   const share = typeof h.share === 'number' ? `, ${Math.round(h.share * 100)} %` : '';
   const mib = typeof h.bytes === 'number' ? `, ${(h.bytes / 2 ** 20).toFixed(1)} MiB` : '';
-  return `${h.holder?.name ?? '?'}: ${h.path?.at(-1) ?? '?'} of ${h.count ?? '?'} ${h.type ?? '?'} (${mib.slice(2)}${share})${where}${h.holder?.package ? ` ${h.holder.package}` : ''}`;
+  return `${h.holder?.name ?? '?'}: ${h.path?.at(-1) ?? '?'} of ${h.count ?? '?'} ${h.type ?? '?'} (${mib.slice(2)}${share})${where}${h.holder?.package ? ` ${h.holder.package}` : h.holder?.inside ? ` inside ${h.holder.inside}` : ''}`;
 }
 
 /** The verdict for one run: what happened, when and where, and PASS/FAIL against EXPECTED. */

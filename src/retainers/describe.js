@@ -1,7 +1,7 @@
 // A candidate holder in the words of the report: its path from the scope that declares it, its
 // name, its declaring file and line, its package, and where its elements' constructor lives.
 import { NONE } from './graph.js';
-import { chainToHead, pathNames } from './naming.js';
+import { chainToHead, pathNames, exporterOf } from './naming.js';
 import { kindOf } from './holders.js';
 
 const MAX_NAME_PARTS = 4;
@@ -75,8 +75,13 @@ function headOf(g, scripts, chain) {
   return { label, script: site.script, line: site.line };
 }
 
-/** An export's Cell → the module's exports table → the module → the module's own Context. */
+/** An export's Cell → the exporting module → the module's own Context. */
 function moduleContextOfCell(g, cell) {
+  const exporter = exporterOf(g, cell);
+  if (exporter) {
+    const ctx = contextOfModule(g, exporter.module);
+    if (ctx !== NONE) return ctx;
+  }
   for (let r = g.firstRetainer[cell]; r < g.firstRetainer[cell + 1]; r++) {
     const table = g.retainers[r];
     for (let k = g.firstRetainer[table]; k < g.firstRetainer[table + 1]; k++) {
@@ -87,6 +92,14 @@ function moduleContextOfCell(g, cell) {
         if (g.child(ctx, 'extension') === mod) return ctx;
       }
     }
+  }
+  return NONE;
+}
+
+function contextOfModule(g, mod) {
+  for (let c = g.firstRetainer[mod]; c < g.firstRetainer[mod + 1]; c++) {
+    const ctx = g.retainers[c];
+    if (g.child(ctx, 'extension') === mod) return ctx;
   }
   return NONE;
 }

@@ -81,16 +81,38 @@ export function exportsTable(g, cell) {
   return NONE;
 }
 
-/** An export's name: the key just before its Cell in the module's exports table. */
-function exportName(g, cell) {
-  const table = exportsTable(g, cell);
+/**
+ * The module that exports this Cell and the name it exports it by, or null. An imported binding is
+ * the exporter's own Cell, so the importing module's tables hold it too: the exporter's is the one
+ * that keys it by its name (a string just before the Cell in its exports table).
+ * @returns {{ module: number, name: string } | null}
+ */
+export function exporterOf(g, cell) {
+  for (let r = g.firstRetainer[cell]; r < g.firstRetainer[cell + 1]; r++) {
+    const table = g.retainers[r];
+    const name = keyBefore(g, table, cell);
+    if (!name) continue;
+    for (let k = g.firstRetainer[table]; k < g.firstRetainer[table + 1]; k++) {
+      const mod = g.retainers[k];
+      if (g.name(mod) === 'system / SourceTextModule') return { module: mod, name };
+    }
+  }
+  return null;
+}
+
+function keyBefore(g, table, cell) {
   let key = '';
   for (let e = g.firstEdge[table]; e < g.firstEdge[table + 1]; e++) {
     const to = g.edgeTo(e);
-    if (to === cell) return IDENTIFIER.test(key) ? key : 'export';
+    if (to === cell) return IDENTIFIER.test(key) ? key : '';
     key = g.typeName(to).endsWith('string') ? g.name(to) : '';
   }
-  return 'export';
+  return '';
+}
+
+/** An export's name, as its module exports it. */
+function exportName(g, cell) {
+  return exporterOf(g, cell)?.name ?? 'export';
 }
 
 /** The path's names after its head, privacy rules applied. @returns {string[]} */

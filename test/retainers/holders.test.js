@@ -22,15 +22,17 @@ function packageApp() {
 
 test.before(async (t) => {
   const app = packageApp();
-  const [requests, mapCache, listeners, pkg, stable, histogram] = await Promise.all([
+  const [requests, mapCache, listeners, pkg, stable, histogram, importedA, importedB] = await Promise.all([
     writeSnapshot(fixture('requests.mjs'), path.join(dir, 'requests.heapsnapshot')),
     writeSnapshot(fixture('map-cache/app.mjs'), path.join(dir, 'map-cache.heapsnapshot')),
     writeSnapshot(fixture('listeners.mjs'), path.join(dir, 'listeners.heapsnapshot')),
     writeSnapshot(path.join(app, 'app.cjs'), path.join(dir, 'package.heapsnapshot')),
     writeSnapshot(fixture('stable-cache.mjs'), path.join(dir, 'stable.heapsnapshot')),
     writeSnapshot(path.join(app, 'histogram.cjs'), path.join(dir, 'histogram.heapsnapshot')),
+    writeSnapshot(fixture('imported-emitter/app-helper-first.mjs'), path.join(dir, 'imported-a.heapsnapshot')),
+    writeSnapshot(fixture('imported-emitter/app-package-first.mjs'), path.join(dir, 'imported-b.heapsnapshot')),
   ]);
-  t.context = { requests, mapCache, listeners, pkg, stable, histogram, app };
+  t.context = { requests, mapCache, listeners, pkg, stable, histogram, imported: [importedA, importedB], app };
 });
 
 const say = (h) => `${h.holder.name} (${h.path.join(' → ')}) ${h.count} ${h.type} ${h.bytes} B`;
@@ -64,6 +66,16 @@ test('listeners added per request: the emitter variable and the event name', asy
   t.is(first.type, 'Function');
   t.true(first.count >= 299, say(first));
   t.is(first.holder.line, lineOf(fixture('listeners.mjs'), 'const shutdown'));
+});
+
+test('listeners on an emitter another module exports: that module, its export\'s name and line, not the importer', async (t) => {
+  // Which table V8 lists first varies with the Node line and the modules loaded before: two apps.
+  for (const snapshot of t.context.imported) {
+    const report = await analyseSnapshot(snapshot, { growthBytes: 300 * 600, cwd: FIXTURES });
+    const [first] = report.held;
+    t.deepEqual(first.path, ['(module) imported-emitter/bus.mjs', 'bus', '_events', 'config', 'Array'], say(first));
+    t.deepEqual(first.holder, { name: 'bus._events.config', file: 'imported-emitter/bus.mjs', line: lineOf(fixture('imported-emitter/bus.mjs'), 'export const bus') });
+  }
 });
 
 test('a leak inside a package: package@version in the holder', async (t) => {
