@@ -40,6 +40,14 @@ export const CONFIRM = Object.freeze({
 const C = CONFIRM;
 
 /**
+ * How long before a worker's warm-up hold ends a suspicion may start: time for the points a
+ * verdict needs, so that a leak from boot is named as the hold ends. Earlier, a warming worker's
+ * rising heap only bought forced full GCs and the sites' profiler on a worker nothing could be
+ * said of yet (on a hello world fresh under load, the profiler's cost is ~6 % of its throughput).
+ */
+export const SUSPECT_LEAD_MS = (C.points - 1) * C.spacingMs + 10_000;
+
+/**
  * @typedef {{since:number|null, heldUntil:number, confirmedAt:number|null, external?:boolean, heap?:boolean}} ConfirmState  per
  *   worker, in the policy state; what the episode suspects: external memory (the Buffer sampler runs), the heap (the heap profiler runs)
  */
@@ -51,10 +59,11 @@ export const newConfirmState = () => ({ since: null, heldUntil: 0, confirmedAt: 
  * @param {{window: import('../forecast/sample-window.js').SampleWindow, readyAt:number|null, startedAt:number, points?:ConfirmPoint[]}} w
  * @param {ConfirmState} st
  * @param {number} now
- * @param {{minGrowth:number, pollInterval:number}} o
+ * @param {{minGrowth:number, pollInterval:number, spacingMs?:number, notBefore?:number}} o  notBefore: no suspicion starts
+ *   earlier (ms; see SUSPECT_LEAD_MS)
  * @returns {{state: ConfirmState, action: 'probe'|'stop'|null}}
  */
-export function confirmStep(w, st, now, { minGrowth, pollInterval, spacingMs = C.spacingMs }) {
+export function confirmStep(w, st, now, { minGrowth, pollInterval, spacingMs = C.spacingMs, notBefore = -Infinity }) {
   const points = episode(w.points, st);
   const last = points.at(-1);
   if (st.since !== null) {
@@ -70,7 +79,7 @@ export function confirmStep(w, st, now, { minGrowth, pollInterval, spacingMs = C
     if (!withinBudget(w.points ?? [], now)) return { state: st, action: null };
     return { state: st, action: 'probe' };
   }
-  if (now < st.heldUntil) return { state: st, action: null };
+  if (now < st.heldUntil || now < notBefore) return { state: st, action: null };
   const heap = suspected(w, now, minGrowth, pollInterval);
   const external = externalSuspected(w, now, minGrowth, pollInterval);
   if (!heap && !external) return { state: st, action: null };

@@ -8,7 +8,7 @@ import { detectLeak } from '../leak/leak-detector.js';
 import { advise } from './advice.js';
 import { workerTrend, gcShareLastMinute, scavenger, nativeRising, stepOf } from '../forecast/worker-trend.js';
 import { overcommit } from './fit.js';
-import { confirmStep, confirmedLeak, CONFIRM } from '../leak/heap-confirm.js';
+import { confirmStep, confirmedLeak, CONFIRM, SUSPECT_LEAD_MS } from '../leak/heap-confirm.js';
 import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
 import { gcMinIntervalMs, risingFast } from './gc-recheck.js';
 import { hotPoll } from '../forecast/hot-poll.js';
@@ -95,7 +95,7 @@ export function decide(state, workers, now, ctx) {
     next.workers[w.id] = mine;
     mine.judged = judge(w, mine.judged, now, ctx, next.advised);
     adviceNotices(w, mine.judged.advice, next.advised, notices);
-    const probe = confirmProbe(w, mine, now, config) ?? profileProbe(w, mine, now, config);
+    const probe = confirmProbe(w, mine, slotState, now, config) ?? profileProbe(w, mine, now, config);
     if (probe) probes.push(probe);
     slotNotice(w, slotState, notices);
     const v = workerVerdict(w, mine, slotState, now, config, notices) ?? prediction(w, mine, now, ctx);
@@ -174,11 +174,12 @@ function withGc(v, mine, now, config, window = null) {
 
 // A rising heap floor is confirmed (or not) with full GCs; once confirmed, a point a minute keeps
 // the verdict current at a third of the cost, and the profiler stops: the sites are known.
-function confirmProbe(w, mine, now, config) {
+function confirmProbe(w, mine, slotState, now, config) {
   if (!config.leak) return null;
   const view = { window: w.window, readyAt: w.readyAt, startedAt: w.startedAt, points: mine.points };
   const { state, action } = confirmStep(view, mine.confirm, now, {
     minGrowth: config.leak.minGrowth, pollInterval: config.pollInterval, spacingMs: mine.confirm.confirmedAt ? 60_000 : undefined,
+    notBefore: warmUpEnd(w, slotState, config.leak.warmUp) - SUSPECT_LEAD_MS,
   });
   mine.confirm = state;
   if (!action) return null;

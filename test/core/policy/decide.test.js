@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { OUTCOME, absorb, newWorkerPolicy } from '../../../src/core/policy/outcomes.js';
 import { decide, newPolicyState, STEP_EVERY_MS, WINDOW_EVERY_MS } from '../../../src/core/policy/decide.js';
 import { detectLeak } from '../../../src/core/leak/leak-detector.js';
+import { SUSPECT_LEAD_MS } from '../../../src/core/leak/heap-confirm.js';
 import { SampleWindow } from '../../../src/core/forecast/sample-window.js';
 import { EVENTS, REASONS, ADVICE } from '../../../src/constants.js';
 import { parseDuration, parseRate, parseSize } from '../../../src/units.js';
@@ -258,4 +259,30 @@ test('decide: memory that grows on a worker whose handles were named is those ha
   const held = run({ at: series[0].t, kind: 'handles', growthPerSec: 11, types, r2: 0.99, confidence: 0.99 });
   t.like(held, { reason: REASONS.LEAK, kind: 'handles', types });
   t.like(run(null), { reason: REASONS.LEAK, kind: 'heap' }, 'the same series with no handles named is a heap leak');
+});
+
+test('decide: no confirmation GC on a worker whose heap rises from ready until its warm-up hold is near its end; a slot that leaked before probes at once', (t) => {
+  const leak = { window: parseDuration('5m'), minGrowth: parseRate('1mb/min'), action: 'warn', warmUp: parseDuration('150s') };
+  const series = recorded('heap-leak-fast');
+  const firstProbe = (leaked) => {
+    const config = { ...CONFIG, workers: 1, limits: { ...LIMITS, heapUsed: null, rss: parseSize('2gb') }, leak };
+    const window = new SampleWindow({ maxAgeMs: 600_000 });
+    const view = { id: 2, slot: 0, pid: 7, startedAt: series[0].t, readyAt: series[0].t, lastReplyAt: 0, jitterDraw: 0, window };
+    let state = newPolicyState(1);
+    // A slot whose earlier worker leaked runs the same code: its replacement is not held.
+    if (leaked) state = { ...state, slots: [{ ...state.slots[0], leaked: { id: 1, kind: 'heap' } }] };
+    for (const s of series) {
+      window.push(s);
+      view.lastReplyAt = s.t;
+      const r = decide(deepFreeze(state), [view], s.t, { config, totalLimit: null, cgroupLimit: null });
+      state = r.state;
+      if (r.probes.some((p) => p.point)) return s.t - series[0].t;
+    }
+    return null;
+  };
+  const held = firstProbe(false);
+  t.true(held !== null && held >= leak.warmUp - SUSPECT_LEAD_MS, `first point at ${held} ms`);
+  t.true(held <= leak.warmUp, `in time for a verdict at the hold's end: ${held} ms`);
+  const known = firstProbe(true);
+  t.true(known !== null && known < leak.warmUp - SUSPECT_LEAD_MS, `a known leaker's replacement: first point at ${known} ms`);
 });
