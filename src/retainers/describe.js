@@ -75,7 +75,10 @@ function headOf(g, scripts, chain) {
   return { label, script: site.script, line: site.line };
 }
 
-/** An export's Cell → the exporting module → the module's own Context. */
+/**
+ * An export's Cell → the exporting module → the module's own Context; where no table keys the Cell
+ * by a name, the first module whose table holds it.
+ */
 function moduleContextOfCell(g, cell) {
   const exporter = exporterOf(g, cell);
   if (exporter) {
@@ -86,11 +89,8 @@ function moduleContextOfCell(g, cell) {
     const table = g.retainers[r];
     for (let k = g.firstRetainer[table]; k < g.firstRetainer[table + 1]; k++) {
       const mod = g.retainers[k];
-      if (g.name(mod) !== 'system / SourceTextModule') continue;
-      for (let c = g.firstRetainer[mod]; c < g.firstRetainer[mod + 1]; c++) {
-        const ctx = g.retainers[c];
-        if (g.child(ctx, 'extension') === mod) return ctx;
-      }
+      const ctx = g.name(mod) === 'system / SourceTextModule' ? contextOfModule(g, mod) : NONE;
+      if (ctx !== NONE) return ctx;
     }
   }
   return NONE;
