@@ -12,11 +12,12 @@ import { projectTimeToLimit } from '../forecast/trend.js';
  * field:'externalAfterGc', growthBytesPerSec, r2, confidence, windowMs, sites, projectedLimitInSec, confirm }.
  * @param {import('./heap-confirm.js').ConfirmPoint[]} allPoints
  * @param {import('./heap-confirm.js').ConfirmState} st
- * @param {{minGrowth:number, rssLimit?:number|null, treeRss?:number|null}} o
+ * @param {{minGrowth:number, rssLimit?:number|null, treeRss?:number|null, window?:import('../forecast/sample-window.js').SampleWindow, pollInterval?:number}} o
+ *   window: the worker's samples; polled external memory that fell back below a point refutes it
  */
-export function confirmedExternalLeak(allPoints, st, { minGrowth, rssLimit = null, treeRss = null }) {
+export function confirmedExternalLeak(allPoints, st, { minGrowth, rssLimit = null, treeRss = null, window, pollInterval }) {
   if (!st?.external) return null;
-  const found = confirmedRise(allPoints, st, { kind: LEAK_KINDS.EXTERNAL, field: 'externalAfter', profile: 'buffers', minGrowth });
+  const found = confirmedRise(allPoints, st, { kind: LEAK_KINDS.EXTERNAL, field: 'externalAfter', profile: 'buffers', minGrowth, window, pollInterval });
   if (!found) return null;
   const { last, ...verdict } = found;
   return { ...verdict, externalAfterGc: last.externalAfter, projectedLimitInSec: projectTimeToLimit(treeRss, found.growthBytesPerSec, rssLimit) };

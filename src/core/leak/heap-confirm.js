@@ -33,6 +33,10 @@ export const CONFIRM = Object.freeze({
   steady: 0.7, // the newer half must rise at this share of the older half's rate: warm-ups slow down
   refute: 0.25, // × minGrowth: two points rising slower than this end the suspicion
   holdMs: 60_000, // after a suspicion ended, no new one for this long
+  // What a leak retains is never released: the polled floor may fall below a point by this much
+  // at most (the larger of the two; a natural GC's point is read a moment after it, allocations in).
+  fallBytes: 2 * 1024 * 1024,
+  fallShare: 0.05,
   budgetMs: 10 * 60_000, // forced GC pauses over this span …
   budgetShare: 0.01, // … may take at most this share of it (6 s in 10 min)
 });
@@ -67,9 +71,11 @@ export function confirmStep(w, st, now, { minGrowth, pollInterval, spacingMs = C
   const points = episode(w.points, st);
   const last = points.at(-1);
   if (st.since !== null) {
-    // Two points that barely rise end it: a sawtooth or a flat heap (and external memory), not a leak.
+    // Two points that barely rise end it (a flat heap, and external memory), and so does a floor
+    // that fell back below a point (a sawtooth): not a leak.
     const prev = points.at(-2);
-    if (last && prev && !rises(prev, last, 'heapAfter', minGrowth) && !(st.external && rises(prev, last, 'externalAfter', minGrowth))) {
+    const over = (field) => (last && prev && !rises(prev, last, field, minGrowth)) || fellBack(points, w.window, field, pollInterval);
+    if (over('heapAfter') && !(st.external && !over('externalAfter'))) {
       return { state: { ...newConfirmState(), heldUntil: now + C.holdMs }, action: 'stop' };
     }
     // External growth seen once a heap suspicion runs: the Buffer sampler joins in.
@@ -111,6 +117,36 @@ function withinBudget(points, now) {
   return spent < C.budgetShare * C.budgetMs;
 }
 
+const POLLED = { heapAfter: 'heapFloor', externalAfter: 'external' };
+
+/**
+ * Whether the polled memory fell back well below a point after it was taken. A leak's points rise
+ * because what it retains is never let go, so nothing polled later reads much lower. A sawtooth's
+ * full GCs can land on ever higher parts of its ramps (points 20 s apart on a 4 s period drift in
+ * phase; V8's own GCs fire at heaps that climb with its limit) and rise as steadily as a leak, yet
+ * its floor drops back to the base every period: on Node 22 and 24 that drew a heap verdict about
+ * one 30-minute run in two. Polled values only ever over-read what is retained (a scavenge leaves
+ * old garbage; external memory waits for a major GC), so a fall is evidence and a rise is not.
+ * @param {ConfirmPoint[]} points @param {import('../forecast/sample-window.js').SampleWindow|undefined} window
+ * @param {'heapAfter'|'externalAfter'} field @param {number} pollInterval  a sample's floor may be
+ *   from up to one poll before it
+ */
+export function fellBack(points, window, field, pollInterval) {
+  const pts = points.filter((p) => typeof p[field] === 'number');
+  if (!window || !pts.length) return false;
+  const polled = field === 'heapAfter' && window.last()?.heapFloor == null ? 'heapUsed' : POLLED[field];
+  const series = window.series(polled, pts[0].at + pollInterval + 1);
+  let low = Infinity;
+  let j = series.length - 1;
+  for (let i = pts.length - 1; i >= 0; i--) {
+    const from = pts[i].at + pollInterval;
+    for (; j >= 0 && series[j][0] > from; j--) low = Math.min(low, series[j][1]);
+    const v = pts[i][field];
+    if (low < v - Math.max(C.fallBytes, C.fallShare * v)) return true;
+  }
+  return false;
+}
+
 /** The points of the current suspicion only. */
 export function episode(points, st) {
   if (!points?.length || st.since === null) return [];
@@ -125,9 +161,11 @@ export function episode(points, st) {
  * A confirmed heap leak from the current suspicion's points, or null:
  * { kind:'heap', growthBytesPerSec, r2, windowMs, sites, confirm: {points, forced, maxPauseMs, pauseMs} }.
  * @param {ConfirmPoint[]} allPoints @param {ConfirmState} st @param {number} minGrowth
+ * @param {{window?: import('../forecast/sample-window.js').SampleWindow, pollInterval?: number}} [polled]  the worker's
+ *   samples: a floor that fell back below a point refutes it
  */
-export function confirmedLeak(allPoints, st, minGrowth) {
-  const found = confirmedRise(allPoints, st, { kind: LEAK_KINDS.HEAP, field: 'heapAfter', profile: 'sites', minGrowth });
+export function confirmedLeak(allPoints, st, minGrowth, polled = {}) {
+  const found = confirmedRise(allPoints, st, { kind: LEAK_KINDS.HEAP, field: 'heapAfter', profile: 'sites', minGrowth, ...polled });
   if (!found) return null;
   const { last, confirm, ...verdict } = found;
   return { ...verdict, sitesUnavailable: last.profiler ?? null, heapAfterGc: last.heapAfter, confirm };
@@ -135,13 +173,14 @@ export function confirmedLeak(allPoints, st, minGrowth) {
 
 /**
  * What a heap and an external verdict share: the current suspicion's points fitted on `field`
- * (heapAfter, externalAfter), the sites retained between the first and the last point that carry
- * a `profile` (sites, buffers), and the summary of the GCs taken. `last` is the newest point.
+ * (heapAfter, externalAfter) and not refuted by the samples polled since (`window`), the sites
+ * retained between the first and the last point that carry a `profile` (sites, buffers), and the
+ * summary of the GCs taken. `last` is the newest point.
  */
-export function confirmedRise(allPoints, st, { kind, field, profile, minGrowth }) {
+export function confirmedRise(allPoints, st, { kind, field, profile, minGrowth, window, pollInterval = 1000 }) {
   const points = episode(allPoints, st).slice(-C.maxPoints);
   const fit = steadyRise(points, field, minGrowth);
-  if (!fit) return null;
+  if (!fit || fellBack(points, window, field, pollInterval)) return null;
   const first = points.find((p) => p[profile]);
   const last = points.findLast((p) => p[profile]);
   return {

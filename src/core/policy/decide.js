@@ -307,17 +307,18 @@ const handlesNamed = (named) => ({ kind: LEAK_KINDS.HANDLES, growthPerSec: named
 
 // The leaks named before a window has passed, of the kinds a warm-up can look like: none before the
 // warm-up hold ends, and none on points after full GCs until one was taken past it.
-function fastLeak(w, mine, slotState, now, { leak, limits }, startedAt) {
+function fastLeak(w, mine, slotState, now, { leak, limits, pollInterval }, startedAt) {
   const end = warmUpEnd(w, slotState, leak.warmUp);
   if (now < end) return null;
   const pointPast = (mine.points.at(-1)?.at ?? -Infinity) >= end;
-  return (pointPast ? confirmedHeapLeak(w, mine, limits, leak.minGrowth)
-    ?? confirmedExternalLeak(mine.points, mine.confirm, { minGrowth: leak.minGrowth, rssLimit: limits?.rss ?? null, treeRss: memoryOf(w.window.last()) }) : null)
+  const polled = { window: w.window, pollInterval };
+  return (pointPast ? confirmedHeapLeak(w, mine, limits, leak.minGrowth, polled)
+    ?? confirmedExternalLeak(mine.points, mine.confirm, { minGrowth: leak.minGrowth, rssLimit: limits?.rss ?? null, treeRss: memoryOf(w.window.last()), ...polled }) : null)
     ?? detectChildrenLeak(w.window, { now, startedAt, minGrowth: leak.minGrowth });
 }
 
-function confirmedHeapLeak(w, mine, limits, minGrowth) {
-  const found = confirmedLeak(mine.points, mine.confirm, minGrowth);
+function confirmedHeapLeak(w, mine, limits, minGrowth, polled) {
+  const found = confirmedLeak(mine.points, mine.confirm, minGrowth, polled);
   if (!found) return null;
   const last = w.window.last();
   const projected = [

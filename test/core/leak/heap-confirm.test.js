@@ -97,3 +97,46 @@ test('confirmStep: forced pauses over the budget stop new points', (t) => {
   w.points[0].forced = false; // a GC the worker ran by itself costs the budget nothing
   t.is(confirmStep(w, newConfirmState(), now, opts).action, 'probe');
 });
+
+// A 4 s sawtooth over a 24 MiB base, its full GCs landing ever higher on the ramps: the shape of
+// the recorded false verdict (four points 20 s apart, +18 MiB/min, r² 1) while the polled floor
+// fell back to the base every period.
+const SAW = { base: 24 * MiB, points: [12, 18, 24, 30] };
+const sawPoints = () => SAW.points.map((mib, i) => ({ at: T0 + 40_000 + i * 20_000, heapAfter: SAW.base + mib * MiB, forced: false, pauseMs: null, sites: null }));
+function polled(seconds, floorAt) {
+  const window = new SampleWindow({ maxAgeMs: 600_000 });
+  for (let s = 0; s <= seconds; s++) window.push({ t: T0 + s * 1000, heapFloor: floorAt(s), heapUsed: floorAt(s) + 8 * MiB });
+  return window;
+}
+const sawEpisode = { since: T0 + 40_000, heldUntil: 0, confirmedAt: null };
+
+test('confirmedLeak: a sawtooth whose points rise by aliasing is refuted by its floor falling back to the base', (t) => {
+  const pts = sawPoints();
+  t.not(confirmedLeak(pts, sawEpisode, MIN_GROWTH), null, 'the points alone read as a leak');
+  const window = polled(110, (s) => SAW.base + (s % 4) * 15 * MiB);
+  t.is(confirmedLeak(pts, sawEpisode, MIN_GROWTH, { window, pollInterval: 1000 }), null);
+});
+
+test('confirmedLeak: a leak\'s floor, scavenge garbage above it and a natural point read 1.5 MiB high, does not refute it', (t) => {
+  const rate = (10 * MiB) / 60; // 3.3 MiB between points
+  const retained = (s) => 40 * MiB + rate * s;
+  const pts = [0, 20, 40, 60].map((s, i) => ({ at: T0 + s * 1000, heapAfter: Math.round(retained(s) + (i === 1 ? 1.5 * MiB : 0)), forced: i !== 1, pauseMs: 5, sites: null }));
+  const window = polled(70, (s) => retained(s) + (s % 7) * 0.4 * MiB);
+  const found = confirmedLeak(pts, { since: T0, heldUntil: 0, confirmedAt: null }, MIN_GROWTH, { window, pollInterval: 1000 });
+  t.not(found, null);
+  t.is(found.kind, 'heap');
+});
+
+test('confirmStep: a floor that fell back below a point ends the suspicion, external memory held or not', (t) => {
+  const pts = sawPoints().slice(0, 2);
+  const w = { window: polled(70, (s) => SAW.base + (s % 4) * 15 * MiB), readyAt: T0, startedAt: T0 - 500, points: pts };
+  const ended = confirmStep(w, sawEpisode, T0 + 70_000, opts);
+  t.is(ended.action, 'stop');
+  t.is(ended.state.since, null);
+  // The same heap, while an external suspicion's points still rise and hold: the episode goes on.
+  const ext = pts.map((p, i) => ({ ...p, externalAfter: 10 * MiB + i * 2 * MiB }));
+  const window = polled(70, (s) => SAW.base + (s % 4) * 15 * MiB);
+  for (const s of window.samples) s.external = 14 * MiB;
+  const on = confirmStep({ ...w, window, points: ext }, { ...sawEpisode, external: true }, T0 + 70_000, opts);
+  t.not(on.action, 'stop');
+});
