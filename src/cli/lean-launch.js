@@ -19,23 +19,33 @@ const RELOAD_TIMEOUT_MS = 60_000;
 // Flags for the lean primary alone (its workers and the SIGHUP child never take them), each unless
 // the user set it (node --max-semi-space-size=… nodesup start …). The primary's heap is ~10 MiB:
 // - one platform thread instead of 4 (each with its malloc arena);
-// - for a fleet of at most SMALL_FLEET workers, also V8's lite mode (no optimising compilers, no
-//   JIT; compiled code, its feedback and the compilers' memory are ~10 MiB of RSS on Node 24) and a
-//   young generation of 1 MiB, not the few MiB V8 grows it to for the poll's garbage (~2 MiB).
-//   Both cost CPU in proportion to the tick's work, which grows with the workers: at 128 idle
-//   workers lite mode made the tick's JS about ten times dearer (bench/RESULTS.md), at 16 it is
-//   well under 1 % of a core. A fleet scaled past it by a SIGHUP keeps the flags it started with.
-//   Lite mode turns WebAssembly off, which the primary never uses; Node 22's V8 warns about that
-//   unless told --no-expose-wasm, a flag later V8s refuse.
+// - for a fleet of at most SMALL_FLEET workers, a young generation of 1 MiB, not the few MiB V8
+//   grows it to for the poll's garbage (~2 MiB);
+// - and where the kernel spreads the connections (`balance: 'reuse-port'`), also V8's lite mode
+//   (no optimising compilers, no JIT; compiled code, its feedback and the compilers' memory are
+//   ~10 MiB of RSS on Node 24). Round-robin and sticky run cluster's JS in the primary for every
+//   new connection: interpreted, it cost a connection-per-request load a fifth to a quarter of
+//   its throughput on 2 cores (bench/RESULTS.md, "lean-flags"), so they keep the JIT.
+// Both cost CPU in proportion to the tick's work, which grows with the workers: at 128 idle
+// workers lite mode made the tick's JS about ten times dearer (bench/RESULTS.md), at 16 it is well
+// under 1 % of a core. A fleet scaled past it by a SIGHUP keeps the flags it started with. Lite
+// mode turns WebAssembly off, which the primary never uses; Node 22's V8 warns about that unless
+// told --no-expose-wasm, a flag later V8s refuse.
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 export const SMALL_FLEET = 16;
 const ALWAYS = [['--v8-pool-size', '1']];
-const SMALL_FLEET_FLAGS = [['--lite-mode'], ...(NODE_MAJOR <= 22 ? [['--expose-wasm', 'no']] : []), ['--max-semi-space-size', '1']];
+const SMALL_FLEET_FLAGS = [['--max-semi-space-size', '1']];
+const NO_JIT = [['--lite-mode'], ...(NODE_MAJOR <= 22 ? [['--expose-wasm', 'no']] : [])];
 
-/** The lean flags the user did not set already, as arguments, for a fleet of `workers`. */
-export function leanFlags(execArgv, workers) {
+/**
+ * The lean flags the user did not set already, as arguments, for a fleet of `workers` balanced
+ * by `balance`.
+ * @param {string[]} execArgv @param {{workers:number, balance?:string}} fleet
+ */
+export function leanFlags(execArgv, { workers, balance = 'round-robin' }) {
   const names = execArgv.map((a) => a.split('=')[0].replace(/_/g, '-').replace(/^--no-/, '--'));
-  const wanted = workers <= SMALL_FLEET ? [...SMALL_FLEET_FLAGS, ...ALWAYS] : ALWAYS;
+  const small = workers <= SMALL_FLEET;
+  const wanted = [...(small && balance === 'reuse-port' ? NO_JIT : []), ...(small ? SMALL_FLEET_FLAGS : []), ...ALWAYS];
   return wanted.filter(([flag]) => !names.includes(flag)).map(([flag, v]) => (v === 'no' ? `--no-${flag.slice(2)}` : v ? `${flag}=${v}` : flag));
 }
 
@@ -55,7 +65,7 @@ export function loadInputs(argv, flagsToConfig) {
  */
 export function execLean(config, inputs) {
   if (typeof process.execve !== 'function') return `process.execve needs Node 22.15 or later (this is ${process.versions.node})`;
-  const flags = leanFlags(process.execArgv, config.workers);
+  const flags = leanFlags(process.execArgv, config);
   const handover = JSON.stringify({ config, inputs, flags });
   if (handover.length > MAX_HANDOVER) return `the config is over ${MAX_HANDOVER} bytes of JSON, too large to hand over in the environment`;
   const args = [process.execPath, ...process.execArgv, ...flags, LEAN_ENTRY, ...process.argv.slice(2)];

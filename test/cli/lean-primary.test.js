@@ -61,7 +61,8 @@ execveTest(`the lean primary keeps the pid the user started: status, the run dir
   const { run, file } = await started(t, BASE);
   const args = cmdline(run.child.pid);
   t.true(args.some((a) => a.endsWith(path.join('src', 'cli', 'lean-primary.js'))), `the process was replaced: ${args.join(' ')}`);
-  t.true(args.includes('--lite-mode') && args.includes('--max-semi-space-size=1'), 'with the lean primary\'s V8 flags');
+  t.true(args.includes('--max-semi-space-size=1') && args.includes('--v8-pool-size=1'), 'with the lean primary\'s V8 flags');
+  t.false(args.includes('--lite-mode'), 'round-robin: the primary keeps the JIT for the connections it routes');
   const lean = run.events.filter((e) => e.primary === 'lean');
   t.is(lean.length, 1, 'said once, at debug');
   t.is(lean[0].level, 20);
@@ -101,9 +102,12 @@ test('a bad config on start exits 2 with its one-line error before anything star
   t.is(r.stdout, '', 'nothing started: no event was logged');
 });
 
-test('the lean flags: lite mode and a small young generation only for a small fleet, and never a flag the user set', (t) => {
-  const small = leanFlags([], SMALL_FLEET);
+test('the lean flags: a small young generation for a small fleet, lite mode only where the primary routes no connections, never a flag the user set', (t) => {
+  const small = leanFlags([], { workers: SMALL_FLEET, balance: 'reuse-port' });
   t.true(small.includes('--lite-mode') && small.includes('--max-semi-space-size=1') && small.includes('--v8-pool-size=1'), small.join(' '));
-  t.deepEqual(leanFlags([], SMALL_FLEET + 1), ['--v8-pool-size=1'], 'a larger fleet keeps the JIT: its tick does more');
-  t.false(leanFlags(['--no-lite-mode', '--max_semi_space_size=8'], 2).some((f) => f.startsWith('--lite-mode') || f.startsWith('--max-semi-space-size')));
+  for (const balance of ['round-robin', 'sticky']) {
+    t.deepEqual(leanFlags([], { workers: 2, balance }), ['--max-semi-space-size=1', '--v8-pool-size=1'], `${balance}: cluster's JS runs per connection, compiled`);
+  }
+  t.deepEqual(leanFlags([], { workers: SMALL_FLEET + 1, balance: 'reuse-port' }), ['--v8-pool-size=1'], 'a larger fleet keeps the JIT: its tick does more');
+  t.false(leanFlags(['--no-lite-mode', '--max_semi_space_size=8'], { workers: 2, balance: 'reuse-port' }).some((f) => f.startsWith('--lite-mode') || f.startsWith('--max-semi-space-size')));
 });

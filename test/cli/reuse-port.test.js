@@ -47,6 +47,10 @@ testWithKernel(`reuse-port (Node ${process.versions.node}): memory recycles and 
   t.falsy(run.events.find((e) => e.event === 'config.default' && e.key === 'balance'), 'no fallback');
   // Each worker holds its own listening socket; under round-robin only the primary holds one.
   t.is(new Set(listenersOn(port).map((l) => l.inode)).size, 2, 'two listening sockets on the port, one per worker');
+  if (typeof process.execve === 'function') {
+    const args = fs.readFileSync(`/proc/${run.child.pid}/cmdline`, 'utf8').split('\0');
+    t.true(args.includes('--lite-mode'), `the primary routes no connection: the lean primary runs without the JIT (${args.join(' ')})`);
+  }
 
   const perRequest = connLoad(port, { connections: 16, duration: 24 });
   const keepAlive = accountedLoad({ url: `http://127.0.0.1:${port}/`, connections: 8, duration: 24 });
