@@ -11,9 +11,8 @@
 // Needs Node 22.12+ and permission to write net.ipv4.tcp_migrate_req (root); it is put back after.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { benchArgs, ROOT } from './lib/args.js';
-import { startPrimary, startNodesup, freePort, cleanupAll, scratch, atExit } from './lib/spawn.js';
+import { startPrimary, startNodesup, freePort, cleanupAll, scratch, atExit, connLoad } from './lib/spawn.js';
 import { cpuMeter } from './lib/proc.js';
 import { mean, fx, int, ci95 } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
@@ -31,18 +30,8 @@ const HELLO = path.join(ROOT, 'bench/apps/hello.js');
 const LEAKY = path.join(ROOT, 'test/fixtures/apps/leaky-http.js');
 const BARE = path.join(ROOT, 'bench/apps/bare-primary.js');
 const BARE_REUSE = path.join(ROOT, 'bench/apps/bare-reuse-port.js');
-const CONN_LOAD = path.join(ROOT, 'bench/lib/conn-load.js');
 const MIGRATE = '/proc/sys/net/ipv4/tcp_migrate_req';
 const LEGS = ['bare round-robin', 'bare reusePort', 'nodesup round-robin', 'nodesup reuse-port'];
-
-function connLoad({ url, connections, duration }) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CONN_LOAD, JSON.stringify({ url, connections, duration, keepAlive: false })], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (c) => { out += c; });
-    child.on('exit', (code) => { try { resolve(JSON.parse(out)); } catch { reject(new Error(`conn-load failed (${code})`)); } });
-  });
-}
 
 function setMigrate(v) {
   fs.writeFileSync(MIGRATE, String(v));

@@ -6,9 +6,8 @@
 // run against the round-robin run just before it), with its 95 % interval; and the primary's CPU.
 //   node bench/sticky.js [--quick] [--write] [--runs 5] [--duration 5] [--connections 32]
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { benchArgs, ROOT } from './lib/args.js';
-import { startNodesup, freePort, cleanupAll, scratch } from './lib/spawn.js';
+import { startNodesup, freePort, cleanupAll, scratch, connLoad } from './lib/spawn.js';
 import { cpuMeter } from './lib/proc.js';
 import { mean, fx, int, ci95 } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
@@ -22,18 +21,8 @@ const DURATION = Number(opts.duration ?? (opts.quick ? 3 : 5));
 const CONNECTIONS = Number(opts.connections);
 const WORKERS = Number(opts.workers);
 const APP = path.join(ROOT, 'bench/apps/hello.js');
-const CONN_LOAD = path.join(ROOT, 'bench/lib/conn-load.js');
 const MODES = ['round-robin', 'sticky'];
 const LOADS = ['keep-alive', 'new connection per request'];
-
-function connLoad({ url, connections, duration, keepAlive }) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CONN_LOAD, JSON.stringify({ url, connections, duration, keepAlive })], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (c) => { out += c; });
-    child.on('exit', (code) => { try { resolve(JSON.parse(out)); } catch { reject(new Error(`conn-load failed (${code})`)); } });
-  });
-}
 
 async function oneRun(balance) {
   const port = await freePort();

@@ -10,6 +10,7 @@ import { ROOT } from './args.js';
 import { startTime } from './proc.js';
 
 export const BIN = path.join(ROOT, 'bin/nodesup.js');
+const CONN_LOAD = path.join(ROOT, 'bench/lib/conn-load.js');
 /** The CLI of the nodesup checkout at root (this one, or the old one a side by side runs). */
 export const binOf = (root = ROOT) => path.join(root, 'bin/nodesup.js');
 const LOAD = path.join(ROOT, 'bench/lib/load-child.js');
@@ -175,4 +176,22 @@ export function load({ url, connections, duration, timeout = 10 }) {
     try { resolve(JSON.parse(out)); } catch { reject(new Error(`load generator failed (${code}): ${err.slice(-800)}`)); }
   }));
   return { result, stop: () => child.kill('SIGINT') };
+}
+
+/**
+ * Loops of requests from a separate process (bench/lib/conn-load.js), each loop from its own
+ * loopback address; with `keepAlive` false a new connection per request. Resolves with
+ * { requests, reqPerSec, failed, why }.
+ */
+export function connLoad({ url, connections, duration, keepAlive = false }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CONN_LOAD, JSON.stringify({ url, connections, duration, keepAlive })], { stdio: ['ignore', 'pipe', 'inherit'] });
+    own(child.pid);
+    let out = '';
+    child.stdout.on('data', (c) => { out += c; });
+    child.on('exit', (code) => {
+      disown(child.pid);
+      try { resolve(JSON.parse(out)); } catch { reject(new Error(`conn-load failed (${code})`)); }
+    });
+  });
 }
