@@ -70,13 +70,17 @@ function leakShaped(g, minGrowth) {
     && g.r2 >= T.r2 && g.rising >= T.rising && g.jumpShare <= T.jumpShare && g.recentPerSec >= T.recent * g.perSec;
 }
 
-function peakSince(samples, field, since) {
+// The largest fall of a field since `since`: from a peak to the lowest value after it.
+function largestFall(samples, field, since) {
   let peak = -Infinity;
+  let fall = 0;
   for (let i = firstIndexSince(samples, since); i < samples.length; i++) {
     const v = samples[i][field];
-    if (v !== null && v !== undefined && v > peak) peak = v;
+    if (v === null || v === undefined) continue;
+    if (v > peak) peak = v;
+    else if (peak - v > fall) fall = peak - v;
   }
-  return peak;
+  return fall;
 }
 
 function minOrNull(a, b) {
@@ -145,12 +149,14 @@ export function detectLeak(window, { leak, limits, now, pollInterval = 1000, sta
   const { kind, field, g: signal } = named;
   if ((kind === LEAK_KINDS.NATIVE || kind === LEAK_KINDS.RSS) && startedAt !== null && now - startedAt < T.settleMs) return null;
   // Native memory, or RSS no part explains, that rose by no more than V8 gave back over the window
-  // (heapTotal's fall from its peak) may be V8's own pages, still resident after it shrank the heap:
-  // on Node 24 a healthy app's bursts (heapTotal 174 → 11 MiB) left native creeping 4.5 MiB/min for
-  // minutes (test/fixtures/series/real-node24-*.json), and with native vetoed the same cache app's
-  // RSS was named instead. Named once it rises past what V8 released.
+  // (heapTotal's largest fall from a peak) may be V8's own pages, still resident after it shrank the
+  // heap: on Node 24 a healthy app's bursts (heapTotal 174 → 11 MiB) left native creeping 4.5 MiB/min
+  // for minutes (test/fixtures/series/real-node24-*.json), and with native vetoed the same cache
+  // app's RSS was named instead. Named once it rises past what V8 released. The fall is read
+  // anywhere in the window, not down to the newest sample: a verdict reached mid-burst, the heap
+  // grown back, had nothing to weigh it against and named a healthy app at 12 minutes.
   if ((kind === LEAK_KINDS.NATIVE || kind === LEAK_KINDS.RSS)
-    && signal.perSec * (windowMs / 1000) <= peakSince(samples, 'heapTotal', now - windowMs) - (lastValue(samples, 'heapTotal') ?? Infinity)) return null;
+    && signal.perSec * (windowMs / 1000) <= largestFall(samples, 'heapTotal', now - windowMs)) return null;
 
   // The nearest limit this growth runs into: the tree's rss limit, or the part's own.
   const partLimit = kind === LEAK_KINDS.HEAP ? limits?.heapUsed : kind === LEAK_KINDS.NATIVE ? limits?.native : null;
