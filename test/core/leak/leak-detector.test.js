@@ -257,6 +257,23 @@ test('a heap leak seen through the post-GC floor: caught, and the verdict names 
   t.like(verdicts(series, SLOW).at(-1).v, { kind: 'heap', field: 'heapFloor' });
 });
 
+test('native memory is named from twice leak.minGrowth: an allocator\'s creep under it is not a leak', (t) => {
+  // heapTotal held flat: V8 gives nothing back that the creep could be its pages.
+  const climbing = (perMin) => load('steady').map((s, i, all) => {
+    const held = Math.round((i * perMin * MiB) / 60);
+    return { ...s, heapTotal: all[0].heapTotal, native: s.native + held, rss: s.rss + held, treeRss: s.treeRss + held };
+  });
+  const rate = SLOW.minGrowth * 60 / MiB; // MiB/min
+  t.deepEqual(verdicts(climbing(1.5 * rate), SLOW).filter(({ v }) => v).map(({ el, v }) => `${v.kind} at ${el}`), [], '1.5× minGrowth: a creep');
+  t.like(verdicts(climbing(2.5 * rate), SLOW).at(-1).v, { kind: 'native' });
+  // The same 1.5× in the heap is a leak: the heap after GC is exact, no allocator in it.
+  const heap = load('steady').map((s, i) => {
+    const held = Math.round((i * 1.5 * rate * MiB) / 60);
+    return { ...s, heapUsed: s.heapUsed + held, heapTotal: s.heapTotal + held, rss: s.rss + held, treeRss: s.treeRss + held };
+  });
+  t.like(verdicts(heap, SLOW).at(-1).v, { kind: 'heap' });
+});
+
 test('native memory and unexplained RSS are not named while the worker is settling; exact parts are', (t) => {
   // The same native leak through a 2 min window, judged as a worker ~4 min old and as one past settleMs.
   const MINUTE = leakOf('2m', '1mb/min');
