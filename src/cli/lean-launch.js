@@ -23,9 +23,9 @@ const RELOAD_TIMEOUT_MS = 60_000;
 //   grows it to for the poll's garbage (~2 MiB);
 // - and where the kernel spreads the connections (`balance: 'reuse-port'`), also V8's lite mode
 //   (no optimising compilers, no JIT; compiled code, its feedback and the compilers' memory are
-//   ~10 MiB of RSS on Node 24). Round-robin and sticky run cluster's JS in the primary for every
-//   new connection: interpreted, it cost a connection-per-request load a fifth to a quarter of
-//   its throughput on 2 cores (bench/RESULTS.md, "lean-flags"), so they keep the JIT.
+//   ~8 MiB of RSS at rest on Node 24). Round-robin and sticky run cluster's JS in the primary for
+//   every new connection: interpreted, it cost a connection-per-request load a fifth of its
+//   throughput on 2 cores (bench/RESULTS.md, "lean-flags"), so they keep the JIT.
 // Both cost CPU in proportion to the tick's work, which grows with the workers: at 128 idle
 // workers lite mode made the tick's JS about ten times dearer (bench/RESULTS.md), at 16 it is well
 // under 1 % of a core. A fleet scaled past it by a SIGHUP keeps the flags it started with. Lite
