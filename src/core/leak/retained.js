@@ -28,13 +28,21 @@ export function retainedOf(window, readyAt) {
   let kind = LEAK_KINDS.RSS;
   let most = 0;
   for (const [k, field] of PARTS) {
-    if (first[field] == null || last[field] == null) continue;
-    const grew = last[field] - first[field];
+    // The newest sample may lack the agent's fields (its reply came late, the worker busy with the
+    // full GC before the recycle): each part is read from its own newest value.
+    const end = newestWith(s, from, field);
+    if (first[field] == null || end === null) continue;
+    const grew = end - first[field];
     if (grew > most) { most = grew; kind = k; }
   }
   // A part names the growth only when it explains most of it; otherwise it is the tree's.
   if (most < 0.5 * (b - a)) kind = LEAK_KINDS.RSS;
   return { kind, bytesPerMin: Math.round(((b - a) / (last.t - first.t)) * 60_000) };
+}
+
+function newestWith(samples, from, field) {
+  for (let i = samples.length - 1; i >= from; i--) if (samples[i][field] != null) return samples[i][field];
+  return null;
 }
 
 /**

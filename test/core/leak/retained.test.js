@@ -22,6 +22,10 @@ test('retainedOf: the part that explains the growth and the tree\'s rate per min
   t.is(retainedOf(ext, 0).kind, 'external');
   const spread = windowOf([[1000, 50 * MiB, 10 * MiB, 1 * MiB, 30 * MiB], [11_000, 70 * MiB, 18 * MiB, 8 * MiB, 35 * MiB], [21_000, 90 * MiB, 25 * MiB, 15 * MiB, 41 * MiB]]);
   t.is(retainedOf(spread, 0).kind, 'rss', 'no part explains most of it: the tree\'s');
+  // The newest sample without the agent's fields (its reply late, the worker in the full GC before
+  // the recycle): the parts are read from their own newest values, and the heap still names it.
+  heap.push({ t: 22_000, rss: 92 * MiB, treeRss: 92 * MiB, heapUsed: null, external: null, native: null, childrenRss: 0 });
+  t.is(retainedOf(heap, 0).kind, 'heap');
   t.is(retainedOf(windowOf([[1000, 50 * MiB], [1500, 55 * MiB], [1900, 60 * MiB]]), 0), null, 'a life too short to give a rate');
   t.is(retainedOf(windowOf([[1000, 50 * MiB], [3000, 60 * MiB]]), 0), null, 'two samples are not enough');
 });
