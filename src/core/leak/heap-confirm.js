@@ -6,6 +6,7 @@
 import { growth, linearTrend } from '../forecast/trend.js';
 import { retainedSites } from '../sites/heap-sites.js';
 import { LEAK_KINDS } from '../../constants.js';
+import { heapField } from './leak-detector.js';
 
 /**
  * @typedef {object} ConfirmPoint  the heap after one full GC (protocol KIND.CONFIRM reply)
@@ -102,7 +103,7 @@ function rises(a, b, field, minGrowth) {
 function suspected(w, now, minGrowth, pollInterval, field = null) {
   const since = Math.max(now - C.suspectMs, (w.readyAt ?? w.startedAt) + 2 * pollInterval);
   if (now - since < C.suspectMinMs) return false;
-  const f = field ?? (w.window.last()?.heapFloor != null ? 'heapFloor' : 'heapUsed');
+  const f = field ?? heapField(w.window.samples);
   const g = growth(w.window, f, { now, windowMs: now - since, bucketMs: Math.max(2 * pollInterval, 5000) });
   return g !== null && g.spanMs >= C.suspectMinMs && g.perSec >= C.suspect * minGrowth;
 }
@@ -117,7 +118,7 @@ function withinBudget(points, now) {
   return spent < C.budgetShare * C.budgetMs;
 }
 
-const POLLED = { heapAfter: 'heapFloor', externalAfter: 'external' };
+const POLLED = { externalAfter: 'external' };
 
 /**
  * Whether the polled memory fell back well below a point after it was taken. A leak's points rise
@@ -134,7 +135,7 @@ const POLLED = { heapAfter: 'heapFloor', externalAfter: 'external' };
 export function fellBack(points, window, field, pollInterval) {
   const pts = points.filter((p) => typeof p[field] === 'number');
   if (!window || !pts.length) return false;
-  const polled = field === 'heapAfter' && window.last()?.heapFloor == null ? 'heapUsed' : POLLED[field];
+  const polled = field === 'heapAfter' ? heapField(window.samples) : POLLED[field];
   const series = window.series(polled, pts[0].at + pollInterval + 1);
   let low = Infinity;
   let j = series.length - 1;
