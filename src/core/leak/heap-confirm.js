@@ -38,6 +38,10 @@ export const CONFIRM = Object.freeze({
   // at most (the larger of the two; a natural GC's point is read a moment after it, allocations in).
   fallBytes: 2 * 1024 * 1024,
   fallShare: 0.05,
+  // The window rule's heap verdict is refuted by points spanning this long (half a shorter window)
+  // that rise at less than this share of its rate (pointsRefute).
+  refuteSpanMs: 60_000,
+  refuteShare: 0.5,
   budgetMs: 10 * 60_000, // forced GC pauses over this span …
   budgetShare: 0.01, // … may take at most this share of it (6 s in 10 min)
 });
@@ -146,6 +150,27 @@ export function fellBack(points, window, field, pollInterval) {
     if (low < v - Math.max(C.fallBytes, C.fallShare * v)) return true;
   }
   return false;
+}
+
+/**
+ * Whether the heap after full GCs contradicts a heap or unexplained-RSS verdict of the window rule.
+ * That rule fits polled floors, and where evicted entries pile up as old garbage between ever rarer
+ * major GCs (an LRU at its cap), the floor's minima rise while the live heap is flat: on Node 24 it
+ * named such a cache as a heap leak at 696 s, and the RSS V8 grew to hold that garbage at 658 s, in
+ * two 30-minute runs of three. The suspicions that floor raised had taken points by then, and they
+ * were flat. Only points are evidence here: with too few of them the verdict stands.
+ * @param {ConfirmPoint[]} points @param {{kind:string, partGrowthBytesPerSec:number, windowMs:number}} found
+ * @param {number} now @param {number} minGrowth
+ */
+export function pointsRefute(points, found, now, minGrowth) {
+  if (found.kind !== LEAK_KINDS.HEAP && found.kind !== LEAK_KINDS.RSS) return false;
+  const pts = points.filter((p) => p.at >= now - found.windowMs && typeof p.heapAfter === 'number');
+  if (pts.length < 2 || pts.at(-1).at - pts[0].at < Math.min(C.refuteSpanMs, found.windowMs / 2)) return false;
+  const fit = pts.length >= 3 ? linearTrend(pts.map((p) => [p.at, p.heapAfter])) : null;
+  const slope = fit ? fit.slope : (pts[1].heapAfter - pts[0].heapAfter) / ((pts[1].at - pts[0].at) / 1000);
+  // A heap verdict stands on the heap's own rate; an RSS one on the heap not leaking at all.
+  const rate = found.kind === LEAK_KINDS.HEAP ? found.partGrowthBytesPerSec : minGrowth;
+  return slope < C.refuteShare * rate;
 }
 
 /** The points of the current suspicion only. */

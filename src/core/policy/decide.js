@@ -8,7 +8,7 @@ import { detectLeak } from '../leak/leak-detector.js';
 import { advise } from './advice.js';
 import { workerTrend, gcShareLastMinute, scavenger, nativeRising, stepOf } from '../forecast/worker-trend.js';
 import { overcommit } from './fit.js';
-import { confirmStep, confirmedLeak, CONFIRM, SUSPECT_LEAD_MS } from '../leak/heap-confirm.js';
+import { confirmStep, confirmedLeak, pointsRefute, CONFIRM, SUSPECT_LEAD_MS } from '../leak/heap-confirm.js';
 import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
 import { gcMinIntervalMs, risingFast } from './gc-recheck.js';
 import { hotPoll } from '../forecast/hot-poll.js';
@@ -291,12 +291,16 @@ export const WINDOW_EVERY_MS = 5_000;
 // defaults), which one more second of samples barely moves, and it holds a worker past twice the
 // window before it can speak: fitting it on every tick was a third of the decide step's time at 128
 // idle workers, for an answer at most 5 s later.
+// Its heap and RSS verdicts stand only where the points taken after full GCs do not refute them.
 function windowRule(w, mine, now, { leak, limits, pollInterval }, startedAt) {
   const last = mine.windowed;
-  if (last && now >= last.at && now - last.at < WINDOW_EVERY_MS) return last.found;
-  const found = detectLeak(w.window, { leak, limits, now, pollInterval, startedAt });
-  mine.windowed = { at: now, found };
-  return found;
+  let found;
+  if (last && now >= last.at && now - last.at < WINDOW_EVERY_MS) found = last.found;
+  else {
+    found = detectLeak(w.window, { leak, limits, now, pollInterval, startedAt });
+    mine.windowed = { at: now, found };
+  }
+  return found && !pointsRefute(mine.points, found, now, leak.minGrowth) ? found : null;
 }
 
 const HELD_BY_HANDLES = new Set([LEAK_KINDS.HEAP, LEAK_KINDS.EXTERNAL, LEAK_KINDS.NATIVE, LEAK_KINDS.RSS]);

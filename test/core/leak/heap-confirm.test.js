@@ -1,7 +1,7 @@
 // Confirming a suspected heap leak with full GCs: the shapes a leak must have and the healthy shapes
 // that must not pass (sawtooth, step, warm-up, a cache filling to its cap), and when a point is asked for.
 import test from 'ava';
-import { confirmedLeak, confirmStep, newConfirmState, CONFIRM } from '../../../src/core/leak/heap-confirm.js';
+import { confirmedLeak, confirmStep, newConfirmState, pointsRefute, CONFIRM } from '../../../src/core/leak/heap-confirm.js';
 import { SampleWindow } from '../../../src/core/forecast/sample-window.js';
 
 const MiB = 1024 * 1024;
@@ -140,3 +140,26 @@ test('confirmStep: a floor that fell back below a point ends the suspicion, exte
   const on = confirmStep({ ...w, window, points: ext }, { ...sawEpisode, external: true }, T0 + 70_000, opts);
   t.not(on.action, 'stop');
 });
+
+// The window rule's verdict at T0 + 300 s over a 5-minute window, its heap floor +2.4 MiB/min (an LRU
+// at its cap on Node 24: old garbage piling up between major GCs), against the points taken by then.
+const WINDOW_VERDICT = { kind: 'heap', partGrowthBytesPerSec: (2.4 * MiB) / 60, windowMs: 300_000 };
+const NOW = T0 + 300_000;
+// [title, points, verdict, refuted?]
+const REFUTES = [
+  ['flat points over the window', points(12, () => 0, { at: undefined }).map((p, i) => ({ ...p, at: T0 + 40_000 + i * 20_000 })), WINDOW_VERDICT, true],
+  ['two flat points 2 minutes apart', [{ at: T0 + 100_000, heapAfter: 40 * MiB }, { at: T0 + 220_000, heapAfter: 40.2 * MiB }], WINDOW_VERDICT, true],
+  ['points that rise with the verdict', points(12, (s) => (2.4 * s / 60) * MiB), WINDOW_VERDICT, false],
+  ['points at 0.6× its rate', points(12, (s) => (0.6 * 2.4 * s / 60) * MiB), WINDOW_VERDICT, false],
+  ['points spanning 40 s only: too few to speak', [0, 20, 40].map((s) => ({ at: T0 + 200_000 + s * 1000, heapAfter: 40 * MiB })), WINDOW_VERDICT, false],
+  ['flat points older than the window', points(6, () => 0, {}).map((p) => ({ ...p, at: p.at - 200_000 })), WINDOW_VERDICT, false],
+  ['no points', [], WINDOW_VERDICT, false],
+  ['an RSS verdict, flat points', points(12, () => 0).map((p) => ({ ...p, at: p.at + 40_000 })), { ...WINDOW_VERDICT, kind: 'rss', partGrowthBytesPerSec: (14 * MiB) / 60 }, true],
+  ['an RSS verdict, the heap leaking at minGrowth under it', points(12, (s) => (s / 60) * MiB).map((p) => ({ ...p, at: p.at + 40_000 })), { ...WINDOW_VERDICT, kind: 'rss', partGrowthBytesPerSec: (14 * MiB) / 60 }, false],
+  ['a native verdict, flat points: not the heap\'s to refute', points(12, () => 0), { ...WINDOW_VERDICT, kind: 'native' }, false],
+];
+for (const [title, pts, found, refuted] of REFUTES) {
+  test(`pointsRefute: ${title} → ${refuted ? 'refuted' : 'stands'}`, (t) => {
+    t.is(pointsRefute(pts, found, NOW, MIN_GROWTH), refuted);
+  });
+}

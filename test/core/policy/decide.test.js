@@ -31,7 +31,9 @@ function deepFreeze(o) {
   return o;
 }
 
-function replay(name, leak) {
+// pointOf(sample, ms since the first): a point after a full GC taken on that poll, absorbed as the
+// act step reports it, or null.
+function replay(name, leak, pointOf = () => null) {
   const series = recorded(name);
   const config = { ...CONFIG, workers: 1, limits: { ...LIMITS, heapUsed: null, rss: parseSize('2gb') }, leak };
   const window = new SampleWindow({ maxAgeMs: 600_000 });
@@ -41,6 +43,8 @@ function replay(name, leak) {
   for (const s of series) {
     window.push(s);
     view.lastReplyAt = s.t;
+    const point = pointOf(s, s.t - series[0].t);
+    if (point) state = deepFreeze(absorb(state, [{ type: OUTCOME.POINT, id: 1, point }]));
     const r = decide(state, [view], s.t, { config, totalLimit: null, cgroupLimit: null });
     state = deepFreeze(r.state); // a decision that wrote on its input state would throw here
     out.push({ t: s.t - series[0].t, ...r });
@@ -80,6 +84,19 @@ test('decide: the window rule, fitted every WINDOW_EVERY_MS, names a recorded le
   t.not(everyTick, null, 'the series holds a window verdict');
   const first = replay('heap-leak-fast', leak).find((r) => r.verdicts.length);
   t.true(first.t >= everyTick && first.t <= everyTick + WINDOW_EVERY_MS, `per tick at ${everyTick} ms, gated at ${first.t} ms`);
+});
+
+test('decide: a window heap verdict stands where points after full GCs rise with it, and goes where they are flat', (t) => {
+  const leak = { window: parseDuration('60s'), minGrowth: parseRate('1mb/min'), action: 'recycle' };
+  const base = recorded('heap-leak-fast')[0].heapUsed;
+  const every20s = (heapAfter) => (s, ms) => (ms % 20_000 < 1000 ? { at: s.t, heapAfter: heapAfter(s), forced: true, pauseMs: 5, sites: null } : null);
+  const named = (out) => out.find((r) => r.verdicts.length)?.verdicts[0];
+  t.like(named(replay('heap-leak-fast', leak)), { reason: REASONS.LEAK, kind: 'heap' }, 'named with no points');
+  t.like(named(replay('heap-leak-fast', leak, every20s((s) => s.heapFloor ?? s.heapUsed))), { reason: REASONS.LEAK, kind: 'heap' }, 'named with points that rise');
+  // The live heap flat under a rising floor: old garbage piling up between major GCs (an LRU at its cap).
+  const flat = replay('heap-leak-fast', leak, every20s(() => base));
+  t.is(named(flat), undefined, 'refuted by flat points');
+  t.false(flat.some((r) => r.notices.some((n) => n.fields.event === EVENTS.LEAK_WARNING)));
 });
 
 test('decide: the same input gives the same output (no hidden state)', (t) => {
