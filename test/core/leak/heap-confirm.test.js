@@ -1,7 +1,7 @@
 // Confirming a suspected heap leak with full GCs: the shapes a leak must have and the healthy shapes
 // that must not pass (sawtooth, step, warm-up, a cache filling to its cap), and when a point is asked for.
 import test from 'ava';
-import { confirmedLeak, confirmStep, newConfirmState, pointsRefute, CONFIRM } from '../../../src/core/leak/heap-confirm.js';
+import { confirmedLeak, confirmStep, newConfirmState, pointsRefute, withoutStep, CONFIRM } from '../../../src/core/leak/heap-confirm.js';
 import { SampleWindow } from '../../../src/core/forecast/sample-window.js';
 
 const MiB = 1024 * 1024;
@@ -25,6 +25,12 @@ const SHAPES = [
   ['a cache filling to its 24 MiB cap in 60 s', points(6, (s) => Math.min(24, (24 * s) / 60) * MiB), false],
   ['a cache still filling, ever slower (hits rise)', points(5, (s) => 24 * MiB * (1 - Math.exp(-s / 60))), false],
   ['three points only', points(3, (s) => (s / 6) * MiB), false],
+  // memoizee's cache under plain node, after a full GC every 20 s from 80 s (MiB): a hash table's
+  // doubling in the older half (+1.60 where the others rise 0.83-0.86)
+  ['a leak into a Map that doubled its table early on', [11.31, 12.16, 13.76, 14.59, 15.45].map((m, i) => ({ at: T0 + i * 20_000, heapAfter: Math.round(m * MiB), forced: true, pauseMs: 5, sites: null })), true],
+  // Warm-ups whose intervals shrink by a factor r each: 1.5x the next largest from r = 2/3 down
+  ...[[0.8, 5], [0.8, 6], [0.667, 5], [0.667, 6], [0.6, 6], [0.5, 7]].map(([r, n]) => [
+    `a warm-up whose intervals shrink by ${r}, ${n} points`, points(n, (s) => 30 * MiB * (1 - r ** (s / 20))), false]),
 ];
 for (const [title, pts, leak] of SHAPES) {
   test(`confirmedLeak: ${title} → ${leak ? 'a leak' : 'no leak'}`, (t) => {
@@ -163,3 +169,12 @@ for (const [title, pts, found, refuted] of REFUTES) {
     t.is(pointsRefute(pts, found, NOW, MIN_GROWTH), refuted);
   });
 }
+
+test('withoutStep: one interval 1.5x the next largest is brought down to the median; otherwise the points are as they were', (t) => {
+  const at = (ms) => ms.map((m, i) => ({ at: T0 + i * 20_000, heapAfter: m * MiB }));
+  const rises = (pts) => pts.slice(1).map((p, i) => Math.round(((p.heapAfter - pts[i].heapAfter) / MiB) * 100) / 100);
+  t.deepEqual(rises(withoutStep(at([10, 11, 13, 14, 15]), 'heapAfter')), [1, 1, 1, 1], 'a doubling of 2 among rises of 1');
+  t.deepEqual(rises(withoutStep(at([10, 11, 12.4, 13.4, 14.4]), 'heapAfter')), [1, 1.4, 1, 1], '1.4x the next: kept');
+  t.deepEqual(rises(withoutStep(at([10, 11, 13, 14]), 'heapAfter')), [1, 2, 1], 'four points: halves would overlap, kept');
+  t.deepEqual(rises(withoutStep(at([10, 13, 16, 17, 18]), 'heapAfter')), [3, 3, 1, 1], 'two large ones: no single step');
+});
