@@ -35,7 +35,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import http from 'node:http';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -43,6 +42,7 @@ import { parseDuration, parseRate } from '../src/units.js';
 import { request } from '../src/control/client.js';
 import { LEAK_THRESHOLDS } from '../src/core/leak/leak-detector.js';
 import { freePort } from './lib/spawn.js';
+import { startLoad } from './lib/keepalive-load.js';
 import { commitOf, writeSection } from './lib/results.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -227,7 +227,7 @@ async function runApp(name) {
   const series = opt.series ? recordSeries(dir, name) : null;
   const timer = new Promise((r) => setTimeout(r, durationS * 1000));
   const early = await Promise.race([timer.then(() => null), exited]);
-  load?.stop();
+  await load?.stop();
   if (series) {
     series.stop();
     fs.mkdirSync(opt.series, { recursive: true });
@@ -249,24 +249,6 @@ function recordSeries(dir, name) {
     if (last && !(samples.length && last.t <= samples.at(-1).t)) samples.push(last);
   }, pollMs / 2);
   return { samples, stop: () => clearInterval(timer) };
-}
-
-// A light keep-alive request load, so workers serve traffic (and drains have something to drain).
-// Free sockets are dropped after 4 s idle, under Node's 5 s server keepAliveTimeout, as
-// agentkeepalive does by default: otherwise a request sent on a socket the server is closing for
-// idleness fails, with or without a supervisor. Every failure is kept with its time and cause.
-function startLoad(port, rps) {
-  const counts = { ok: 0, failed: 0, failures: [] };
-  if (!(rps > 0)) return { counts, stop() {} };
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 4, timeout: 4000 });
-  const fail = (why) => { counts.failed++; counts.failures.push({ time: new Date().toISOString(), why }); };
-  const timer = setInterval(() => {
-    http.get({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
-      res.resume();
-      res.on('end', () => { if (res.statusCode === 200) counts.ok++; else fail(`HTTP ${res.statusCode}`); });
-    }).on('error', (err) => fail(err.code ?? err.message));
-  }, 1000 / rps);
-  return { counts, stop() { clearInterval(timer); agent.destroy(); } };
 }
 
 /**
