@@ -57,7 +57,7 @@ const WORDS = {
   [EVENTS.WORKER_READY]: (f) => `slot ${f.slot}: pid ${f.pid} ready${f.startupMs != null ? ` in ${seconds(f.startupMs)}` : ''}`,
   [EVENTS.WORKER_RECYCLE]: (f) => `slot ${f.slot} pid ${f.pid} recycled: ${describeRecycle(f)}${f.kind ? ` (${f.kind})` : ''}${f.retained ? `; retained ${describeRetained(f.retained)}` : ''}`,
   [EVENTS.WORKER_GC]: (f) => `slot ${f.slot}: full GC ${f.stillOver ? 'did not bring it under' : 'brought it under'} the ${f.reason} limit${f.rssBefore != null && f.rssAfter != null ? ` (rss ${formatBytes(f.rssBefore)} → ${formatBytes(f.rssAfter)})` : ''}`,
-  [EVENTS.WORKER_EXIT]: (f) => `slot ${f.slot}: pid ${f.pid} exited (${f.signal ?? f.code})${f.drainMs != null ? (f.forced ? `, killed after ${seconds(f.drainMs)}` : ` after draining ${seconds(f.drainMs)}`) : ''}${heldBy(f.heldBy)}${f.oomKill ? ', killed by the kernel\'s OOM killer' : ''}`,
+  [EVENTS.WORKER_EXIT]: (f) => `slot ${f.slot}: pid ${f.pid} exited (${f.signal ?? f.code})${f.drainMs != null ? (f.forced ? `, killed after ${seconds(f.drainMs)}` : ` after draining ${seconds(f.drainMs)}`) : ''}${heldBy(f.heldBy)}${f.oomKill ? ', killed by the kernel\'s OOM killer' : ''}${f.crashedInDrain ? ': it died while draining, its connections cut (the app\'s own error; its stderr says which)' : ''}`,
   [EVENTS.WORKER_RETAINERS]: (f) => `slot ${f.slot} pid ${f.pid}: ${describeRetainers(f)}`,
   [EVENTS.WORKER_RESTART]: (f) => `slot ${f.slot}: restarting in ${f.delayMs} ms`,
   [EVENTS.RECYCLE_FAILED]: (f) => (f.cancelled ? `slot ${f.slot}: recycle cancelled by the stop`

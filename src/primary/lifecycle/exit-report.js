@@ -50,7 +50,12 @@ export class ExitReport {
     if (rec.heldBy) fields.heldBy = rec.heldBy;
     const oomKill = this.#oomKilled(rec, signal);
     if (oomKill) fields.oomKill = true;
-    this.report(planned ? 'info' : 'warn', fields);
+    // A drained worker leaves with code 0. One that died on its own mid-drain (an app whose timer
+    // reads server.address() after the drain closed its server) cut its keep-alive sockets
+    // without the drain's Connection: close and idle grace: the app's bug, told as a warning.
+    const crashed = planned && !rec.forced && code !== null && code !== 0;
+    if (crashed) fields.crashedInDrain = true;
+    this.report(planned && !crashed ? 'info' : 'warn', fields);
     if (oomKill) {
       const { limits, workers } = this.config;
       const a = oomAdvice({ slot: rec.slot, lastRss: memoryOf(rec.window.last()), rssLimit: limits.rss, cgroupLimit: this.cgroupLimit, workers });

@@ -39,6 +39,19 @@ test('a crash is unplanned and a warning; a forced exit says what held the worke
   t.deepEqual(w.events[1].heldBy, heldBy);
 });
 
+test('a drained worker that died on its own mid-drain is a warning saying so; a clean or forced drain is not', (t) => {
+  const w = world([0, 0, 0, 0]);
+  const drained = (o) => worker({ retiring: { reason: REASONS.LEAK, decidedAt: 9000 }, drainStartedAt: 9500, ...o });
+  t.true(w.exits.exited(drained(), { code: 1, signal: null }), 'still planned');
+  t.like(w.events[0], { level: 'warn', planned: true, crashedInDrain: true, code: 1 });
+  t.regex(messageFor(w.events[0]), /died while draining/);
+  w.exits.exited(drained(), { code: 0, signal: null });
+  t.like(w.events[1], { level: 'info' });
+  t.false('crashedInDrain' in w.events[1]);
+  w.exits.exited(drained({ forced: true }), { code: null, signal: 'SIGTERM' });
+  t.false('crashedInDrain' in w.events[2], 'killed at killTimeout: forced, not a crash');
+});
+
 test('a SIGKILL we did not send while the oom_kill count rose is the OOM killer, with advice; our own SIGKILL is not', (t) => {
   const w = world([3, 4, 4, 5]);
   const h = worker();
