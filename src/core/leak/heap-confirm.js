@@ -244,13 +244,13 @@ export function steadyRise(points, field, minGrowth) {
 /**
  * The points with one outlying interval (1.5× the next largest or more) brought down to the median
  * interval's rise, where there are halves that do not overlap (four intervals or more): what the
- * steady test reads. A Map or an
- * object used as a cache grows its hash table by doubling, so a leak into one rises in even
- * intervals but for a jump at each doubling (memoizee's cache under plain node, after a full GC every
- * 20 s: +0.83 to +0.87 MiB an interval, and +1.60, then +2.34). A jump in the older half made the
- * newer half read slower, as a warm-up does, and the leak waited a point or two more (named at
- * 183–184 s, its deadline 180). A warm-up's intervals shrink one after another, so its largest is
- * 1.5× the next only where each shrinks by a third or more, and brought down it still fails.
+ * steady test reads. A Map or an object used as a cache grows its hash table by doubling, so a leak
+ * into one rises in even intervals but for a jump at each doubling (memoizee's cache under plain
+ * node, after a full GC every 20 s: +0.83 to +0.87 MiB an interval, and +1.60, then +2.34). A jump
+ * in the older half made the newer half read slower, as a warm-up does, and the leak waited a point
+ * or two more (named at 183–184 s, its deadline 180). A warm-up's intervals shrink one after
+ * another, so its largest is 1.5× the next only where each shrinks by a third or more, and brought
+ * down it still fails.
  */
 export function withoutStep(pts, field) {
   if (pts.length < 5) return pts;
