@@ -72,6 +72,18 @@ export function baselineSeries(points, bucketMs) {
   return minima(points, 0, pointT, pointV, bucketMs, points[points.length - 1][0]);
 }
 
+/**
+ * The newest non-null value of `field` among samples[from..], or null: a sample whose agent reply
+ * came late lacks the agent's fields, and the newest reading of each is what it last said.
+ */
+export function newestValue(samples, field, from = 0) {
+  for (let i = samples.length - 1; i >= from; i--) {
+    const v = samples[i][field];
+    if (v !== null && v !== undefined) return v;
+  }
+  return null;
+}
+
 /** Index of the first sample with t >= since (samples are time-ordered). */
 export function firstIndexSince(samples, since) {
   let lo = 0;

@@ -5,7 +5,7 @@
 // a warm-up (growth that slows down), and heap that grows into pages the process holds (RSS flat).
 
 import { LEAK_KINDS } from '../../constants.js';
-import { growth, levelShift, projectTimeToLimit, windowBaseline, firstIndexSince } from '../forecast/trend.js';
+import { growth, levelShift, projectTimeToLimit, windowBaseline, firstIndexSince, newestValue } from '../forecast/trend.js';
 import { commandsOf } from './children-trend.js';
 
 /** @typedef {import('../forecast/sample-window.js').SampleWindow} SampleWindow */
@@ -61,14 +61,6 @@ function totalField(samples) {
     if (samples[i].rss !== null && samples[i].rss !== undefined) return 'rss';
   }
   return 'treeRss';
-}
-
-function lastValue(samples, field) {
-  for (let i = samples.length - 1; i >= 0; i--) {
-    const v = samples[i][field];
-    if (v !== null && v !== undefined) return v;
-  }
-  return null;
 }
 
 function leakShaped(g, minGrowth) {
@@ -168,8 +160,8 @@ export function detectLeak(window, { leak, limits, now, pollInterval = 1000, sta
   // The nearest limit this growth runs into: the tree's rss limit, or the part's own.
   const partLimit = kind === LEAK_KINDS.HEAP ? limits?.heapUsed : kind === LEAK_KINDS.NATIVE ? limits?.native : null;
   const projected = minOrNull(
-    projectTimeToLimit(lastValue(samples, tf), total.perSec, limits?.rss ?? null),
-    projectTimeToLimit(lastValue(samples, field), signal.perSec, partLimit ?? null),
+    projectTimeToLimit(newestValue(samples, tf), total.perSec, limits?.rss ?? null),
+    projectTimeToLimit(newestValue(samples, field), signal.perSec, partLimit ?? null),
   );
 
   return {

@@ -4,6 +4,7 @@
 import { LEAK_KINDS } from '../../constants.js';
 import { memoryOf } from '../forecast/memory-of.js';
 import { risingAtEverySample, msToLimit } from '../forecast/rising.js';
+import { newestValue } from '../forecast/trend.js';
 
 const PARTS = [[LEAK_KINDS.HEAP, 'heapUsed'], [LEAK_KINDS.EXTERNAL, 'external'], [LEAK_KINDS.NATIVE, 'native'], [LEAK_KINDS.CHILDREN, 'childrenRss']];
 // Below this a worker's life says nothing about a rate: start-up noise. A worker filling that
@@ -30,7 +31,7 @@ export function retainedOf(window, readyAt) {
   for (const [k, field] of PARTS) {
     // The newest sample may lack the agent's fields (its reply came late, the worker busy with the
     // full GC before the recycle): each part is read from its own newest value.
-    const end = newestWith(s, from, field);
+    const end = newestValue(s, field, from);
     if (first[field] == null || end === null) continue;
     const grew = end - first[field];
     if (grew > most) { most = grew; kind = k; }
@@ -38,11 +39,6 @@ export function retainedOf(window, readyAt) {
   // A part names the growth only when it explains most of it; otherwise it is the tree's.
   if (most < 0.5 * (b - a)) kind = LEAK_KINDS.RSS;
   return { kind, bytesPerMin: Math.round(((b - a) / (last.t - first.t)) * 60_000) };
-}
-
-function newestWith(samples, from, field) {
-  for (let i = samples.length - 1; i >= from; i--) if (samples[i][field] != null) return samples[i][field];
-  return null;
 }
 
 /**
