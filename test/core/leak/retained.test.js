@@ -26,6 +26,15 @@ test('retainedOf: the part that explains the growth and the tree\'s rate per min
   // the recycle): the parts are read from their own newest values, and the heap still names it.
   heap.push({ t: 22_000, rss: 92 * MiB, treeRss: 92 * MiB, heapUsed: null, external: null, native: null, childrenRss: 0 });
   t.is(retainedOf(heap, 0).kind, 'heap');
+  // heap-leak-fast at 120 MB/min under a 160 MB rss limit, Node 24: a sample 3 s after ready and
+  // the one at its recycle. heapUsed grew 42.6 of 91.5 MB; the heap RSS holds grew 86.7 MB, the
+  // rest is the young generation and garbage between major GCs: the heap's, not the tree's.
+  const MB = 1e6;
+  const young = new SampleWindow({ maxAgeMs: 600_000 });
+  young.push({ t: 3000, rss: 79.9 * MB, treeRss: 79.9 * MB, heapUsed: 15.8 * MB, heapPhysical: 20.8 * MB, external: 4.26 * MB, native: 54.8 * MB, childrenRss: 0 });
+  young.push({ t: 13_000, rss: 125 * MB, treeRss: 125 * MB, heapUsed: 37 * MB, heapPhysical: 63 * MB, external: 4.27 * MB, native: 57.7 * MB, childrenRss: 0 });
+  young.push({ t: 23_271, rss: 171.4 * MB, treeRss: 171.4 * MB, heapUsed: 58.4 * MB, heapPhysical: 107.5 * MB, external: 4.27 * MB, native: 59.6 * MB, childrenRss: 0 });
+  t.is(retainedOf(young, 0).kind, 'heap');
   t.is(retainedOf(windowOf([[1000, 50 * MiB], [1500, 55 * MiB], [1900, 60 * MiB]]), 0), null, 'a life too short to give a rate');
   t.is(retainedOf(windowOf([[1000, 50 * MiB], [3000, 60 * MiB]]), 0), null, 'two samples are not enough');
 });
