@@ -1,8 +1,10 @@
 // The decide step's own JS, in-process: what the primary's tick costs in judgement alone, apart
 // from IPC and /proc. N idle workers (flat memory with a little noise, the fields an agent
-// reports), their windows filled to a given age with one sample a second, then the pure decide()
-// run once a simulated second for a while; reported: CPU ms per tick (process.cpuUsage) at each
-// history age, the median of the rounds. A profile of the same loop: add --cpu-prof.
+// reports), their windows filled to a given age with one sample a second, then a simulated second
+// at a time, as the primary ticks: past POLL_GROUP workers one tick a group, each group's workers
+// sampled and judged on its own tick (decide's `only`), with the read model hearing every tick's
+// judgements. Reported: CPU ms a simulated second (process.cpuUsage) at each history age, the mean
+// of the rounds. A profile of the same loop: add --cpu-prof.
 //   node bench/tick-cost.js [--write] [--workers 128] [--ages 60,300,600,900] [--ticks 60] [--rounds 5]
 import { benchArgs } from './lib/args.js';
 import { publish, table } from './lib/results.js';
@@ -11,6 +13,10 @@ import { decide, newPolicyState } from '../src/core/policy/decide.js';
 import { SampleWindow } from '../src/core/forecast/sample-window.js';
 import { defaultConfig } from '../src/config/validate.js';
 import { sampleHistoryMs } from '../src/primary/lifecycle/pool.js';
+import { pollGroups } from '../src/primary/tick/tick.js';
+import { EventEmitter } from 'node:events';
+import { createReadModel } from '../src/report/read-model.js';
+import { createHistory } from '../src/report/history/history.js';
 
 const opts = benchArgs({
   workers: { type: 'string', default: '128' }, ages: { type: 'string', default: '60,300,600,900' },
@@ -51,27 +57,48 @@ function fleet(ageS, start) {
   });
 }
 
-// Ticks at `ageS` seconds of history: each a new sample per worker, then decide. CPU ms per tick.
+// The report side as the primary has it: a read model that hears each worker and every tick's judgements.
+function reportSide(workers) {
+  const pool = new EventEmitter();
+  const events = new EventEmitter();
+  const model = createReadModel({ workers: pool, events, history: createHistory(events, WORKERS), run: { name: 'bench', startedAt: 0 } });
+  for (const w of workers) pool.emit('changed', { id: w.id, slot: w.slot, pid: w.pid, state: 'ready', startedAt: w.startedAt, readyAt: w.readyAt, retiring: null, current: true });
+  return { events, model };
+}
+
+// Simulated seconds at `ageS` seconds of history: each a tick per group of workers, each worker a
+// new sample on its group's tick. CPU ms a second.
 function round(ageS) {
   const start = 1_700_000_000_000;
   const workers = fleet(ageS, start);
+  const report = reportSide(workers);
   let state = newPolicyState(WORKERS);
-  const ctx = { config, totalLimit: null, cgroupLimit: null };
+  const ctx = { config, totalLimit: null, cgroupLimit: null, report };
   let now = start + 1000 + (ageS - 1) * 1000;
   // A few ticks first: the policy state (advice said, steps found) as a running primary has it.
   for (let i = 0; i < 15; i++) state = tick(workers, state, (now += 1000), ctx, ageS + i);
   const before = process.cpuUsage();
   for (let i = 0; i < TICKS; i++) state = tick(workers, state, (now += 1000), ctx, ageS + 15 + i);
   const used = process.cpuUsage(before);
+  report.model.close();
   return (used.user + used.system) / 1000 / TICKS;
 }
 
-function tick(workers, state, now, ctx, i) {
-  for (const w of workers) {
-    w.window.push(sample(now, w.pid, i));
-    w.lastReplyAt = now;
+const GROUPS = pollGroups(WORKERS);
+
+function tick(workers, state, now, { report, ...ctx }, i) {
+  for (let g = 0; g < GROUPS; g++) {
+    const at = now + Math.round((g * config.pollInterval) / GROUPS);
+    const group = workers.filter((w) => w.slot % GROUPS === g);
+    for (const w of group) {
+      w.window.push(sample(at, w.pid, i));
+      w.lastReplyAt = at;
+    }
+    const out = decide(state, workers, at, { ...ctx, only: GROUPS > 1 ? new Set(group.map((w) => w.id)) : null });
+    report.events.emit('judged', out.judgements);
+    state = out.state;
   }
-  return decide(state, workers, now, ctx).state;
+  return state;
 }
 
 // One round first, not counted: V8 compiles the decide step's code on it.
@@ -82,14 +109,15 @@ for (const age of AGES) {
   for (let r = 0; r < ROUNDS; r++) ms.push(round(age));
   const [, lo, hi] = ci95(ms);
   rows.push([age, fx(mean(ms), 2), `${fx(lo, 2)}–${fx(hi, 2)}`, fx(mean(ms) / WORKERS * 1000, 1)]);
-  process.stdout.write(`age ${age} s: ${ms.map((x) => x.toFixed(2)).join(', ')} ms a tick\n`);
+  process.stdout.write(`age ${age} s: ${ms.map((x) => x.toFixed(2)).join(', ')} ms a second\n`);
 }
 
 publish(opts, 'tick-cost', `The decide step's JS at ${WORKERS} idle workers, in-process`, `
-The pure decide() over ${WORKERS} idle workers whose windows hold the given age of 1 s samples, one tick a
-simulated second; CPU (process.cpuUsage) per tick, mean of ${ROUNDS} rounds of ${TICKS} ticks with its 95 % interval.
-At a poll of 1 s, ms a tick is ms a second: 10 ms a tick is 1 % of a core. IPC, /proc and the
-read model are not in it (bench/primary-cost.js measures the whole primary).
+The pure decide() over ${WORKERS} idle workers whose windows hold the given age of 1 s samples, ticking as
+the primary does: ${GROUPS} tick(s) a simulated second, each sampling and judging one group of the workers
+(slot % ${GROUPS}), the read model hearing each tick's judgements. CPU (process.cpuUsage) a simulated
+second, mean of ${ROUNDS} rounds of ${TICKS} seconds with its 95 % interval: 10 ms a second is 1 % of a
+core. IPC and /proc are not in it (bench/primary-cost.js measures the whole primary).
 
-${table(['history (s)', 'ms a tick', '95 %', 'µs a worker'], rows)}
+${table(['history (s)', 'ms a second', '95 %', 'µs a worker'], rows)}
 `);

@@ -69,7 +69,8 @@ export function newPolicyState(slots) {
  *   remembered as they are and judged on their own group's tick (the fleet is judged every tick)
  * @returns {{state: PolicyState, verdicts: Verdict[], notices: Notice[], probes: Probe[], pollMs: number|null, judgements: WorkerJudgement[]}}
  *   pollMs: the next tick sooner than the poll interval, while a worker rises toward its limit (hot-poll.js);
- *   judgements: every serving worker's latest judgement and known leak, for the report side to keep
+ *   judgements: the judgement and known leak of each worker judged on this tick, for the report side to keep
+ *   (a worker not judged keeps its last)
  *
  * @typedef {{id:number, slot:number, pid:number, judged:Judgement|null, leak:object|null, points:number, profiler:string|null}} WorkerJudgement
  */
@@ -83,6 +84,7 @@ export function decide(state, workers, now, ctx) {
   const verdicts = [];
   const notices = [];
   const probes = [];
+  const judged = [];
   for (const w of workers) {
     const slotState = next.slots[w.slot] ??= newSlotPolicy();
     forgetAtReload(slotState, w);
@@ -93,6 +95,7 @@ export function decide(state, workers, now, ctx) {
     }
     const mine = { ...(state.workers[w.id] ?? newWorkerPolicy()) };
     next.workers[w.id] = mine;
+    judged.push(w);
     mine.judged = judge(w, mine.judged, now, ctx, next.advised);
     adviceNotices(w, mine.judged.advice, next.advised, notices);
     const probe = confirmProbe(w, mine, slotState, now, config) ?? profileProbe(w, mine, now, config);
@@ -107,7 +110,9 @@ export function decide(state, workers, now, ctx) {
     const w = workers.find((x) => x.slot === fleet.slot);
     verdicts.push(withGc({ pid: w?.pid ?? null, id: w?.id ?? null, ...fleet }, w ? next.workers[w.id] : null, now, config));
   }
-  const judgements = workers.map((w) => judgementOf(next, w));
+  // Only what changed goes to the report side, which keeps each worker's last: at 128 workers a
+  // tick judges one group of 16, and restating the other 112 was most of the tick's report work.
+  const judgements = judged.map((w) => judgementOf(next, w));
   return { state: next, verdicts, notices, probes, pollMs: hotPoll(workers, now, config), judgements };
 }
 

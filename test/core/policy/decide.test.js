@@ -211,13 +211,14 @@ test('decide: a step is looked for once every STEP_EVERY_MS, the judgement keepi
   t.deepEqual([...new Set(stepAts)], [80_000, 80_000 + STEP_EVERY_MS, 80_000 + 2 * STEP_EVERY_MS]);
 });
 
-test('decide with only: a worker outside the group keeps the judgement of its own last tick', (t) => {
+test('decide with only: a worker outside the group keeps the judgement of its own last tick, and only the group is reported', (t) => {
   const a = risingWorker({ id: 1, slot: 0 });
   const b = risingWorker({ id: 2, slot: 1 });
   const ctx = { config: { ...CONFIG, workers: 2 }, totalLimit: null, cgroupLimit: null };
   const first = decide(deepFreeze(newPolicyState(2)), [a, b], 89_000, ctx);
   const next = decide(deepFreeze(first.state), [a, b], 90_000, { ...ctx, only: new Set([1]) });
-  t.deepEqual(next.judgements.map((j) => j.judged.at), [90_000, 89_000]);
+  t.deepEqual(next.judgements.map((j) => [j.id, j.judged.at]), [[1, 90_000]]);
+  t.is(next.state.workers[2].judged.at, 89_000);
 });
 
 test('decide: the leak a tick names is in the judgement the report side keeps', (t) => {
