@@ -68,7 +68,9 @@ test('a worker replaced for its heap limit: its snapshot, taken once drained, na
   t.like(top.holder, { name: 'recentRequests', file: 'app.mjs', line: DECLARED_AT });
   t.is(top.type, 'IncomingMessage');
   t.true(top.count > 1000, String(top.count));
-  t.true(ev.heapBytes > 40 * MiB && ev.snapshotBytes > 0 && ev.analysisMs > 0, JSON.stringify(ev));
+  // The heap snapshotted is what the drained worker retains: its garbage at the recycle (a share
+  // of the 48 MB that varies with the load) is gone, the array is all in it.
+  t.true(ev.heapBytes >= top.bytes && ev.snapshotBytes > 0 && ev.analysisMs > 0, JSON.stringify(ev));
   t.regex(ev.msg, /held by recentRequests \(Array of [\d,]+ IncomingMessage\) declared at app\.mjs:4/);
   t.deepEqual(fs.readdirSync(diagnose).filter((n) => n.includes(`-${ev.pid}-`)), [], 'the snapshot is removed once read');
   // The leak recycles its replacements every few seconds: no second snapshot of the slot so soon.
