@@ -8,7 +8,7 @@ import { detectLeak } from '../leak/leak-detector.js';
 import { advise } from './advice.js';
 import { workerTrend, gcShareLastMinute, scavenger, nativeRising, stepOf } from '../forecast/worker-trend.js';
 import { overcommit } from './fit.js';
-import { confirmStep, confirmedLeak, pointsRefute, episode, CONFIRM, SUSPECT_LEAD_MS } from '../leak/heap-confirm.js';
+import { confirmStep, confirmedLeak, pointsRefute, CONFIRM, SUSPECT_LEAD_MS } from '../leak/heap-confirm.js';
 import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
 import { gcMinIntervalMs, risingFast } from './gc-recheck.js';
 import { hotPoll } from '../forecast/hot-poll.js';
@@ -188,18 +188,9 @@ function confirmProbe(w, mine, slotState, now, config) {
   });
   mine.confirm = state;
   if (!action) return null;
-  // The heap profiler (and its precise coverage) joins from a suspicion's second point on. A healthy
-  // worker's polled floor rises for a while every minute or two (old garbage between major GCs) and
-  // its first two points end the suspicion: started at the first point, the profiler ran about a
-  // quarter of every healthy worker's life, idle or busy. A leak's sites are read over the points
-  // after the first, 40 s of it by the fourth, which names it as before. The Buffer sampler still
-  // starts at the first point: the same request measures external memory after two full GCs, which
-  // every point of an external suspicion needs.
-  const probe = action === 'probe' && !state.confirmedAt;
   return {
-    slot: w.slot, pid: w.pid, id: w.id, point: action === 'probe',
-    profile: probe && state.heap !== false && episode(mine.points, state).length > 0,
-    buffers: probe && Boolean(state.external),
+    slot: w.slot, pid: w.pid, id: w.id, point: action === 'probe', profile: action === 'probe' && !state.confirmedAt && state.heap !== false,
+    buffers: action === 'probe' && !state.confirmedAt && Boolean(state.external),
     // A full GC the worker ran by itself within half a spacing serves: no forced GC then.
     reuseMs: CONFIRM.spacingMs / 2,
   };
