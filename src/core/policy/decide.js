@@ -111,7 +111,7 @@ export function decide(state, workers, now, ctx) {
     verdicts.push(withGc({ pid: w?.pid ?? null, id: w?.id ?? null, ...fleet }, w ? next.workers[w.id] : null, now, config));
   }
   // Only what changed goes to the report side, which keeps each worker's last: at 128 workers a
-  // tick judges one group of 16, and restating the other 112 was most of the tick's report work.
+  // tick judges one group of 16, and the other 112 judgements would be restated unchanged.
   const judgements = judged.map((w) => judgementOf(next, w));
   return { state: next, verdicts, notices, probes, pollMs: hotPoll(workers, now, config), judgements };
 }
