@@ -73,12 +73,12 @@ function round(ageS) {
   const workers = fleet(ageS, start);
   const report = reportSide(workers);
   let state = newPolicyState(WORKERS);
-  const ctx = { config, totalLimit: null, cgroupLimit: null, report };
+  const ctx = { config, totalLimit: null, cgroupLimit: null };
   let now = start + 1000 + (ageS - 1) * 1000;
   // A few ticks first: the policy state (advice said, steps found) as a running primary has it.
-  for (let i = 0; i < 15; i++) state = tick(workers, state, (now += 1000), ctx, ageS + i);
+  for (let i = 0; i < 15; i++) state = tick(workers, state, (now += 1000), ctx, report, ageS + i);
   const before = process.cpuUsage();
-  for (let i = 0; i < TICKS; i++) state = tick(workers, state, (now += 1000), ctx, ageS + 15 + i);
+  for (let i = 0; i < TICKS; i++) state = tick(workers, state, (now += 1000), ctx, report, ageS + 15 + i);
   const used = process.cpuUsage(before);
   report.model.close();
   return (used.user + used.system) / 1000 / TICKS;
@@ -86,7 +86,7 @@ function round(ageS) {
 
 const GROUPS = pollGroups(WORKERS);
 
-function tick(workers, state, now, { report, ...ctx }, i) {
+function tick(workers, state, now, ctx, report, i) {
   for (let g = 0; g < GROUPS; g++) {
     const at = now + Math.round((g * config.pollInterval) / GROUPS);
     const group = workers.filter((w) => w.slot % GROUPS === g);
