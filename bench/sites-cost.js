@@ -1,10 +1,15 @@
 // What naming leak sites costs the app: the sampling heap profiler (V8's default 32 KiB interval)
-// alone, with the precise coverage beside it that undoes inlining, and as nodesup runs them
-// (adaptive: coverage, and the interval calibrated to the allocation rate when sampling starts
+// alone, with V8's inlining off beside it (so small functions keep their frames), and as nodesup
+// runs them (adaptive: inlining off, and the interval calibrated to the allocation rate when sampling starts
 // under load), against the same app with none. One process per leg (bench/apps/profiled.js), legs
 // alternating off, sampling, sites, adaptive in every round (the order reversed every other round);
 // each leg: warm-up, then autocannon keep-alive load on 127.0.0.1.
 //   node bench/sites-cost.js [--quick] [--write] [--rounds 5] [--duration 10] [--connections 10]
+//
+// `--old DIR`: a fifth leg in every round, adaptive as the checkout at DIR runs it (its own
+// bench/apps/profiled.js and src), so that a change to how sites are sampled is measured old
+// against new in the same run: new ÷ old with its 95 % interval over the rounds.
+//   node bench/sites-cost.js --old /tmp/nodesup-old [--rounds 10] [--write]
 import os from 'node:os';
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
@@ -12,22 +17,29 @@ import { cleanupAll } from './lib/spawn.js';
 import { appLeg } from './lib/app-leg.js';
 import { mean, sd, min, max, fx, int, mib, ci95 } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
+import { oldTree, ratioCi, ciText, OLD_USAGE } from './lib/versus.js';
 
 const opts = benchArgs({
-  rounds: { type: 'string' }, duration: { type: 'string' }, warmup: { type: 'string' }, connections: { type: 'string', default: '10' },
-}, 'node bench/sites-cost.js [--quick] [--write] [--rounds N] [--duration S] [--warmup S] [--connections C]');
+  rounds: { type: 'string' }, duration: { type: 'string' }, warmup: { type: 'string' }, connections: { type: 'string', default: '10' }, old: { type: 'string' },
+}, `node bench/sites-cost.js [--quick] [--write] [--rounds N] [--duration S] [--warmup S] [--connections C] [--old DIR]\n  ${OLD_USAGE}`);
+const OLD = opts.old ? oldTree(opts.old) : null;
 const ROUNDS = Number(opts.rounds ?? (opts.quick ? 2 : 5));
 const DURATION = Number(opts.duration ?? (opts.quick ? 3 : 10));
 const WARMUP = Number(opts.warmup ?? (opts.quick ? 1 : 3));
 const CONNECTIONS = Number(opts.connections);
 const APP = path.join(ROOT, 'bench/apps/profiled.js');
-const MODES = ['off', 'sampling', 'sites', 'adaptive'];
+const MODES = ['off', 'sampling', 'sites', 'adaptive', ...(OLD ? ['adaptive-old'] : [])];
 const LABEL = {
-  off: 'off', sampling: 'sampling profiler alone (32 KiB)', sites: 'sampling profiler (32 KiB) + precise coverage',
-  adaptive: 'sampling profiler, interval calibrated, + precise coverage (what nodesup runs)',
+  off: 'off', sampling: 'sampling profiler alone (32 KiB)', sites: 'sampling profiler (32 KiB), inlining off',
+  adaptive: 'sampling profiler, interval calibrated, inlining off (what nodesup runs)',
+  'adaptive-old': `adaptive as ${OLD?.commit} runs it`,
 };
 
-const leg = (mode) => appLeg({ app: APP, mode, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, read: 'profile', size: (p) => ({ bytes: p.bytes ?? null, interval: p.interval ?? null }) });
+// The old leg runs the old checkout's app in its mode 'adaptive'.
+const leg = (mode) => appLeg({
+  app: mode === 'adaptive-old' ? path.join(OLD.root, 'bench/apps/profiled.js') : APP, mode: mode === 'adaptive-old' ? 'adaptive' : mode,
+  connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, read: 'profile', size: (p) => ({ bytes: p.bytes ?? null, interval: p.interval ?? null }),
+});
 
 const ci = ci95; // a 95 % interval of the mean of paired ratios
 
@@ -36,7 +48,7 @@ async function main() {
   for (let i = 0; i < ROUNDS; i++) {
     for (const mode of (i % 2 ? [...MODES].reverse() : MODES)) {
       const r = await leg(mode);
-      legs.push({ ...r, round: i, interval: r.profileBytes?.interval ?? null, profileBytes: r.profileBytes?.bytes ?? null });
+      legs.push({ ...r, mode, round: i, interval: r.profileBytes?.interval ?? null, profileBytes: r.profileBytes?.bytes ?? null });
       process.stderr.write(`round ${i + 1}/${ROUNDS} ${mode}: ${int(r.reqPerSec)} req/s, p99 ${r.p99} ms, rss ${mib(r.rss)} MiB${r.profileMs !== null ? `, one profile ${fx(r.profileMs, 1)} ms / ${int(r.profileBytes?.bytes)} B, interval ${int(r.profileBytes?.interval)} B` : ''}\n`);
     }
   }
@@ -56,10 +68,11 @@ async function main() {
     ];
   });
   const body = [
-    `\`bench/apps/profiled.js\` (a ~20 KiB JSON body of fresh objects per request, 1 MiB a minute retained), one process per leg; ${ROUNDS} rounds of off, sampling, sites, adaptive (that order in odd rounds, reversed in even ones); adaptive starts its profiler at the first request of the warm-up, so that its interval is calibrated under the load; each leg ${WARMUP} s warm-up then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1. Ratios are to the same round's off leg, mean and 95 % interval over the rounds. "one profile": reading and flattening a profile, as one confirmation point does, after the load.`,
+    `\`bench/apps/profiled.js\` (a ~20 KiB JSON body of fresh objects per request, 1 MiB a minute retained), one process per leg; ${ROUNDS} rounds of ${MODES.join(', ')} (that order in odd rounds, reversed in even ones);${OLD ? ` adaptive-old: the app and src of the checkout at ${OLD.commit} (--old), in its mode adaptive;` : ''} adaptive starts its profiler at the first request of the warm-up, so that its interval is calibrated under the load; each leg ${WARMUP} s warm-up then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1. Ratios are to the same round's off leg, mean and 95 % interval over the rounds. "one profile": reading and flattening a profile, as one confirmation point does, after the load.`,
     '',
     table(['profiler', 'req/s mean', 'req/s ÷ off', 'p99 ms mean', 'p99 ÷ off', 'RSS MiB', 'heap MiB', 'one profile, ms', 'sampling interval', 'failed'], rows),
     '',
+    ...(OLD ? [`**new ÷ old (${OLD.commit}), adaptive, req/s: ${ciText(ratioCi(of('adaptive-old').map((l) => l.reqPerSec), of('adaptive').map((l) => l.reqPerSec)).ci)}; p99: ${ciText(ratioCi(of('adaptive-old').map((l) => l.p99), of('adaptive').map((l) => l.p99)).ci, 2)}** (95 % intervals over the rounds).`, ''] : []),
     `Host load (1-minute load average) at the start: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs.`,
   ].join('\n');
   publish(opts, 'sites-cost', 'Cost of naming leak sites (sampling heap profiler)', body);

@@ -2,8 +2,8 @@
 // request and keeps 1 MiB a minute (so the profile has live samples), with the agent's heap
 // profiler started at boot, or (adaptive) at the first request. GET /profile times one sample (profile
 // read and flattened, as a confirmation point does) and reports its size; GET /mem, memoryUsage().
-//   PORT, MODE: off | sampling (profiler alone) | sites (profiler + precise coverage, V8's default
-//   interval throughout) | adaptive (profiler + coverage, as nodesup runs it: started at the first
+//   PORT, MODE: off | sampling (profiler alone) | sites (profiler, inlining off, V8's default
+//   interval throughout) | adaptive (profiler, inlining off, as nodesup runs it: started at the first
 //   request, under load as a suspicion starts it, its interval calibrated to the allocation rate)
 import http from 'node:http';
 import { heapProfiler } from '../../src/worker/sites/heap-profiler.js';

@@ -4,7 +4,7 @@
 // why and nothing else changes.
 //
 // Two ways in. An in-process node:inspector session first, on every line: its profile can be read
-// without stopping it, and precise coverage beside it undoes inlining (inspector-profiler.js).
+// without stopping it, and V8 stops inlining while it runs (inspector-profiler.js, inlining.js).
 // Where no session can be had (Node's permission model without --allow-inspector, a Node built
 // without the inspector), Node 26's v8.startHeapProfile instead (in-process-profiler.js): sites
 // without the inspector, at some precision (its header says what). Neither under --inspect, nor
@@ -41,7 +41,7 @@ const OURS = path.dirname(path.dirname(path.dirname(fileURLToPath(import.meta.ur
 export const isOurs = (url) => url.includes(`${OURS}/`);
 
 /**
- * @param {{deopt?: boolean, adapt?: boolean, start?: Function}} [o]  deopt false: the profiler alone, without coverage
+ * @param {{deopt?: boolean, adapt?: boolean, start?: Function}} [o]  deopt false: the profiler alone, inlining left on
  *   (the cost bench's control); adapt: the interval follows the allocation rate (inspector-profiler.js),
  *   not for a worker profiled from its birth (NODESUP_PROFILE), whose first second is its startup's
  *   allocations, not its load's; start: v8.startHeapProfile, absent before Node 26 (tests pass null)

@@ -1,14 +1,11 @@
 // V8's sampling heap profiler through an in-process node:inspector session, on every Node line.
 // The profile can be read while sampling goes on, so each read holds every sampled object still
-// alive since sampling began (what retainedSites diffs). With `deopt`, precise binary coverage runs
-// alongside: optimized code has small functions inlined into their callers, and the profiler
-// records the function V8 is executing, so a leak in a three-line `cacheUser` was filed under the
-// timer callback that called it (Node 20, 24 and 26, measured). Coverage deoptimizes everything and
-// keeps callees as frames while it is on (unless the app collects coverage itself: NODE_V8_COVERAGE);
-// bench/RESULTS.md has what the two cost together.
+// alive since sampling began (what retainedSites diffs). With `deopt`, V8 stops inlining while
+// sampling runs, so that small functions keep their own frames (inlining.js); not where the app
+// collects coverage itself (NODE_V8_COVERAGE): the deoptimization goes through coverage, and its
+// coverage already keeps callees as frames.
 //
-// What sampling costs grows with the samples taken (a stack walk and a weak handle each, more of
-// them with coverage on), so with `adapt` the interval follows the app's allocation rate: sampling
+// What sampling costs grows with the samples taken (a stack walk and a weak handle each), so with `adapt` the interval follows the app's allocation rate: sampling
 // starts at `interval`, and after CALIBRATE_MS the count of samples taken (the newest sample's
 // ordinal, collected objects' samples kept for that second) says the rate; sampling then restarts,
 // without them, at `interval` or, above MAX_SAMPLES_PER_SEC, at the power-of-two multiple of it
@@ -16,6 +13,7 @@
 // the fine interval; one allocating hundreds of MB/s pays a bounded share, and names a slow leak
 // from fewer samples. V8 scales each sample by its interval, so bytes by site stay comparable.
 import { setTimeout as delay } from 'node:timers/promises';
+import { setInlining } from './inlining.js';
 
 const CALIBRATE_MS = 1000;
 export const MAX_SAMPLES_PER_SEC = 250;
@@ -56,6 +54,7 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
   const post = (method, params = {}) => new Promise((resolve, reject) => {
     session.post(method, params, (err, res) => (err ? reject(err) : resolve(res)));
   });
+  const send = (method, params = {}) => session.post(method, params, () => {});
 
   async function open() {
     if (session || reason) return Boolean(session);
@@ -86,10 +85,7 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
 
   async function begin() {
     const mine = run;
-    if (deopt) {
-      await post('Profiler.enable');
-      await post('Profiler.startPreciseCoverage', { callCount: false, detailed: false });
-    }
+    if (deopt) setInlining(false, send);
     // Calibrating, collected objects keep their samples: a profile otherwise holds only the live
     // ones, and one read just after a scavenge of pure churn would count almost none.
     await post('HeapProfiler.startSampling', { samplingInterval: interval, ...(adapt ? KEEP_COLLECTED : {}) });
@@ -141,7 +137,7 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
       if (!session) return;
       if (sampling || starting) {
         session.post('HeapProfiler.stopSampling', () => {});
-        if (deopt) session.post('Profiler.stopPreciseCoverage', () => session?.post('Profiler.disable', () => {}));
+        if (deopt) setInlining(true, send);
       }
       sampling = false;
       session.disconnect();
