@@ -6,9 +6,9 @@
 // each leg: warm-up, then autocannon keep-alive load on 127.0.0.1.
 //   node bench/sites-cost.js [--quick] [--write] [--rounds 5] [--duration 10] [--connections 10]
 //
-// `--old DIR`: a fifth leg in every round, adaptive as the checkout at DIR runs it (its own
-// bench/apps/profiled.js and src), so that a change to how sites are sampled is measured old
-// against new in the same run: new ÷ old with its 95 % interval over the rounds.
+// `--old DIR`: two more legs in every round, sites and adaptive as the checkout at DIR runs them
+// (its own bench/apps/profiled.js and src), so that a change to how sites are sampled is measured
+// old against new in the same run: new ÷ old with its 95 % interval over the rounds.
 //   node bench/sites-cost.js --old /tmp/nodesup-old [--rounds 10] [--write]
 import os from 'node:os';
 import path from 'node:path';
@@ -28,16 +28,18 @@ const DURATION = Number(opts.duration ?? (opts.quick ? 3 : 10));
 const WARMUP = Number(opts.warmup ?? (opts.quick ? 1 : 3));
 const CONNECTIONS = Number(opts.connections);
 const APP = path.join(ROOT, 'bench/apps/profiled.js');
-const MODES = ['off', 'sampling', 'sites', 'adaptive', ...(OLD ? ['adaptive-old'] : [])];
+const MODES = ['off', 'sampling', 'sites', 'adaptive', ...(OLD ? ['sites-old', 'adaptive-old'] : [])];
 const LABEL = {
   off: 'off', sampling: 'sampling profiler alone (32 KiB)', sites: 'sampling profiler (32 KiB), inlining off',
   adaptive: 'sampling profiler, interval calibrated, inlining off (what nodesup runs)',
+  'sites-old': `sites (32 KiB) as ${OLD?.commit} runs it`,
   'adaptive-old': `adaptive as ${OLD?.commit} runs it`,
 };
 
-// The old leg runs the old checkout's app in its mode 'adaptive'.
+// An old leg runs the old checkout's app in the mode it is named for.
+const isOld = (mode) => mode.endsWith('-old');
 const leg = (mode) => appLeg({
-  app: mode === 'adaptive-old' ? path.join(OLD.root, 'bench/apps/profiled.js') : APP, mode: mode === 'adaptive-old' ? 'adaptive' : mode,
+  app: isOld(mode) ? path.join(OLD.root, 'bench/apps/profiled.js') : APP, mode: mode.replace(/-old$/, ''),
   connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, read: 'profile', size: (p) => ({ bytes: p.bytes ?? null, interval: p.interval ?? null }),
 });
 
@@ -54,6 +56,7 @@ async function main() {
   }
   const of = (mode) => legs.filter((l) => l.mode === mode);
   const ratio = (mode, key) => of(mode).map((l) => l[key] / of('off').find((o) => o.round === l.round)[key]);
+  const versus = (mode, key) => ratioCi(of(`${mode}-old`).map((l) => l[key]), of(mode).map((l) => l[key])).ci;
   const fmtCi = ([m, lo, hi], d = 3) => `${fx(m, d)} (${fx(lo, d)}–${fx(hi, d)})`;
   const rows = MODES.map((mode) => {
     const xs = of(mode);
@@ -68,11 +71,11 @@ async function main() {
     ];
   });
   const body = [
-    `\`bench/apps/profiled.js\` (a ~20 KiB JSON body of fresh objects per request, 1 MiB a minute retained), one process per leg; ${ROUNDS} rounds of ${MODES.join(', ')} (that order in odd rounds, reversed in even ones);${OLD ? ` adaptive-old: the app and src of the checkout at ${OLD.commit} (--old), in its mode adaptive;` : ''} adaptive starts its profiler at the first request of the warm-up, so that its interval is calibrated under the load; each leg ${WARMUP} s warm-up then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1. Ratios are to the same round's off leg, mean and 95 % interval over the rounds. "one profile": reading and flattening a profile, as one confirmation point does, after the load.`,
+    `\`bench/apps/profiled.js\` (a ~20 KiB JSON body of fresh objects per request, 1 MiB a minute retained), one process per leg; ${ROUNDS} rounds of ${MODES.join(', ')} (that order in odd rounds, reversed in even ones);${OLD ? ` sites-old and adaptive-old: the app and src of the checkout at ${OLD.commit} (--old), in its modes sites and adaptive;` : ''} adaptive starts its profiler at the first request of the warm-up, so that its interval is calibrated under the load; each leg ${WARMUP} s warm-up then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1. Ratios are to the same round's off leg, mean and 95 % interval over the rounds. "one profile": reading and flattening a profile, as one confirmation point does, after the load.`,
     '',
     table(['profiler', 'req/s mean', 'req/s ÷ off', 'p99 ms mean', 'p99 ÷ off', 'RSS MiB', 'heap MiB', 'one profile, ms', 'sampling interval', 'failed'], rows),
     '',
-    ...(OLD ? [`**new ÷ old (${OLD.commit}), adaptive, req/s: ${ciText(ratioCi(of('adaptive-old').map((l) => l.reqPerSec), of('adaptive').map((l) => l.reqPerSec)).ci)}; p99: ${ciText(ratioCi(of('adaptive-old').map((l) => l.p99), of('adaptive').map((l) => l.p99)).ci, 2)}** (95 % intervals over the rounds).`, ''] : []),
+    ...(OLD ? [...['sites', 'adaptive'].map((m) => `- **new ÷ old (${OLD.commit}), ${m}, req/s: ${ciText(versus(m, 'reqPerSec'))}; p99: ${ciText(versus(m, 'p99'), 2)}** (95 % intervals over the rounds).`), ''] : []),
     `Host load (1-minute load average) at the start: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs.`,
   ].join('\n');
   publish(opts, 'sites-cost', 'Cost of naming leak sites (sampling heap profiler)', body);
