@@ -6,8 +6,11 @@
 // each leg: warm-up, then autocannon keep-alive load on 127.0.0.1.
 //   node bench/sites-cost.js [--quick] [--write] [--rounds 5] [--duration 10] [--connections 10]
 //
-// `--old DIR`: two more legs in every round, sites and adaptive as the checkout at DIR runs them
-// (its own bench/apps/profiled.js and src), so that a change to how sites are sampled is measured
+// `after`: the profiler runs for 2 s from the first request of the warm-up and is stopped; the
+// load measures the app as a suspicion that ended leaves it.
+//
+// `--old DIR`: sites, adaptive and after again in every round, with the profiler of the checkout at
+// DIR (its src, in this app), so that a change to how sites are sampled is measured
 // old against new in the same run: new ÷ old with its 95 % interval over the rounds.
 //   node bench/sites-cost.js --old /tmp/nodesup-old [--rounds 10] [--write]
 import os from 'node:os';
@@ -28,18 +31,20 @@ const DURATION = Number(opts.duration ?? (opts.quick ? 3 : 10));
 const WARMUP = Number(opts.warmup ?? (opts.quick ? 1 : 3));
 const CONNECTIONS = Number(opts.connections);
 const APP = path.join(ROOT, 'bench/apps/profiled.js');
-const MODES = ['off', 'sampling', 'sites', 'adaptive', ...(OLD ? ['sites-old', 'adaptive-old'] : [])];
+const MODES = ['off', 'sampling', 'sites', 'adaptive', 'after', ...(OLD ? ['sites-old', 'adaptive-old', 'after-old'] : [])];
 const LABEL = {
   off: 'off', sampling: 'sampling profiler alone (32 KiB)', sites: 'sampling profiler (32 KiB), inlining off',
   adaptive: 'sampling profiler, interval calibrated, inlining off (what nodesup runs)',
+  after: 'after: profiler and inlining off for 2 s from the first request, then stopped',
   'sites-old': `sites (32 KiB) as ${OLD?.commit} runs it`,
   'adaptive-old': `adaptive as ${OLD?.commit} runs it`,
+  'after-old': `after as ${OLD?.commit} runs it`,
 };
 
-// An old leg runs the old checkout's app in the mode it is named for.
+// An old leg runs this app with the old checkout's profiler, in the mode it is named for.
 const isOld = (mode) => mode.endsWith('-old');
 const leg = (mode) => appLeg({
-  app: isOld(mode) ? path.join(OLD.root, 'bench/apps/profiled.js') : APP, mode: mode.replace(/-old$/, ''),
+  app: APP, mode: mode.replace(/-old$/, ''), env: isOld(mode) ? { NODESUP_ROOT: OLD.root } : {},
   connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, read: 'profile', size: (p) => ({ bytes: p.bytes ?? null, interval: p.interval ?? null }),
 });
 
@@ -65,17 +70,17 @@ async function main() {
       int(mean(xs.map((l) => l.reqPerSec))), mode === 'off' ? '1' : fmtCi(ci(ratio(mode, 'reqPerSec'))),
       fx(mean(xs.map((l) => l.p99)), 1), mode === 'off' ? '1' : fmtCi(ci(ratio(mode, 'p99')), 2),
       mib(mean(xs.map((l) => l.rss))), mib(mean(xs.map((l) => l.heapUsed))),
-      mode === 'off' ? '-' : `${fx(mean(xs.map((l) => l.profileMs)), 1)} (${fx(min(xs.map((l) => l.profileMs)), 1)}–${fx(max(xs.map((l) => l.profileMs)), 1)})`,
-      mode === 'off' ? '-' : [...new Set(xs.map((l) => l.interval))].map((b) => `${int(b / 1024)} KiB`).join(', '),
+      mode === 'off' || mode.startsWith('after') ? '-' : `${fx(mean(xs.map((l) => l.profileMs)), 1)} (${fx(min(xs.map((l) => l.profileMs)), 1)}–${fx(max(xs.map((l) => l.profileMs)), 1)})`,
+      mode === 'off' || mode.startsWith('after') ? '-' : [...new Set(xs.map((l) => l.interval))].map((b) => `${int(b / 1024)} KiB`).join(', '),
       xs.reduce((a, l) => a + l.failed, 0),
     ];
   });
   const body = [
-    `\`bench/apps/profiled.js\` (a ~20 KiB JSON body of fresh objects per request, 1 MiB a minute retained), one process per leg; ${ROUNDS} rounds of ${MODES.join(', ')} (that order in odd rounds, reversed in even ones);${OLD ? ` sites-old and adaptive-old: the app and src of the checkout at ${OLD.commit} (--old), in its modes sites and adaptive;` : ''} adaptive starts its profiler at the first request of the warm-up, so that its interval is calibrated under the load; each leg ${WARMUP} s warm-up then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1. Ratios are to the same round's off leg, mean and 95 % interval over the rounds. "one profile": reading and flattening a profile, as one confirmation point does, after the load.`,
+    `\`bench/apps/profiled.js\` (a ~20 KiB JSON body of fresh objects per request, 1 MiB a minute retained), one process per leg; ${ROUNDS} rounds of ${MODES.join(', ')} (that order in odd rounds, reversed in even ones);${OLD ? ` the -old legs: the same app with the profiler of the checkout at ${OLD.commit} (--old);` : ''} after: the profiler started at the first request of the warm-up and stopped 2 s later, so the load measures the app as a suspicion leaves it; adaptive starts its profiler at the first request of the warm-up, so that its interval is calibrated under the load; each leg ${WARMUP} s warm-up then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1. Ratios are to the same round's off leg, mean and 95 % interval over the rounds. "one profile": reading and flattening a profile, as one confirmation point does, after the load.`,
     '',
     table(['profiler', 'req/s mean', 'req/s ÷ off', 'p99 ms mean', 'p99 ÷ off', 'RSS MiB', 'heap MiB', 'one profile, ms', 'sampling interval', 'failed'], rows),
     '',
-    ...(OLD ? [...['sites', 'adaptive'].map((m) => `- **new ÷ old (${OLD.commit}), ${m}, req/s: ${ciText(versus(m, 'reqPerSec'))}; p99: ${ciText(versus(m, 'p99'), 2)}** (95 % intervals over the rounds).`), ''] : []),
+    ...(OLD ? [...['sites', 'adaptive', 'after'].map((m) => `- **new ÷ old (${OLD.commit}), ${m}, req/s: ${ciText(versus(m, 'reqPerSec'))}; p99: ${ciText(versus(m, 'p99'), 2)}** (95 % intervals over the rounds).`), ''] : []),
     `Host load (1-minute load average) at the start: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs.`,
   ].join('\n');
   publish(opts, 'sites-cost', 'Cost of naming leak sites (sampling heap profiler)', body);

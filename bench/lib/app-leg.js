@@ -7,11 +7,11 @@ const getJson = async (url) => (await fetch(url)).json();
 
 /**
  * @param {{app:string, mode:string, connections:number, duration:number, warmup:number,
- *   read: string, size: (r:object) => number|null}} o  read: the app's path for one sampler read; size: what it returned
+ *   read: string, size: (r:object) => number|null, env?: object}} o  read: the app's path for one sampler read; size: what it returned; env: the app's, beside PORT and MODE
  */
-export async function appLeg({ app, mode, connections, duration, warmup, read, size }) {
+export async function appLeg({ app, mode, connections, duration, warmup, read, size, env = {} }) {
   const port = await freePort();
-  const run = startPrimary([app], { env: { PORT: String(port), MODE: mode }, name: `app (${mode})` });
+  const run = startPrimary([app], { env: { ...env, PORT: String(port), MODE: mode }, name: `app (${mode})` });
   try {
     await run.waitFor((e) => e.event === 'listening', { what: 'listening' });
     const url = `http://127.0.0.1:${port}/`;
