@@ -7,22 +7,9 @@ import { pathToFileURL } from 'node:url';
 
 const root = process.env.NODESUP_ROOT ? pathToFileURL(`${process.env.NODESUP_ROOT}/`) : new URL('../../', import.meta.url);
 const { heapProfiler } = await import(new URL('src/worker/sites/heap-profiler.js', root).href);
+const { inlinedWork } = await import('./inlined-work.js');
 
-const kept = [];
-function cacheUser(i) {
-  const user = { id: i, name: 'user', tags: [i, i + 1, i + 2] };
-  if ((i & 1023) === 0) kept.push(user);
-  return user;
-}
-function handle(i) {
-  let s = 0;
-  for (let k = 0; k < 20; k++) s += cacheUser(i * 20 + k).id;
-  return s;
-}
-let n = 0;
-const busy = (ms) => { for (const end = Date.now() + ms; Date.now() < end;) handle(n++); };
-const turn = () => new Promise((resolve) => setImmediate(resolve));
-const work = async (ms) => { for (let r = 0; r < ms / 100; r++) { busy(100); await turn(); } };
+const { busy, work, calls } = inlinedWork(1023);
 
 busy(1000);
 if (process.env.MODE === 'after') {
@@ -32,8 +19,8 @@ if (process.env.MODE === 'after') {
   p.stop();
 }
 busy(1000);
-const n0 = n;
+const n0 = calls();
 const t0 = process.cpuUsage();
 await work(2000);
 const cpu = process.cpuUsage(t0);
-process.stdout.write(`${JSON.stringify({ callsPerCpuMs: (n - n0) / ((cpu.user + cpu.system) / 1000) })}\n`);
+process.stdout.write(`${JSON.stringify({ callsPerCpuMs: (calls() - n0) / ((cpu.user + cpu.system) / 1000) })}\n`);
