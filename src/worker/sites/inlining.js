@@ -4,9 +4,10 @@
 // optimizers stop inlining, and the code optimized so far is thrown away so that what is optimized
 // again keeps its callees as frames; when sampling ends, inlining comes back the same way.
 // Throwing every optimized function away is what starting precise coverage does (V8 deoptimizes
-// everything on entering it), so coverage is started and stopped at once. Kept on for the whole
-// window, coverage cost the app 6 % of its throughput beyond the profiler (bench/RESULTS.md,
-// "Cost of naming leak sites"); code without inlining is cheaper (same section).
+// everything on entering it), so coverage is started and stopped at once. Coverage kept on for the
+// whole window costs the same while sampling, but once stopped Node 20, 22 and 26 kept the code it
+// had optimized without inlining, and a worker went on paying for its suspicion (bench/RESULTS.md,
+// "What a stopped profiler leaves").
 import v8 from 'node:v8';
 
 // TurboFan's and Maglev's (Turbolev, on Node 26, inlines as Maglev does).

@@ -5,8 +5,8 @@
 // collects coverage itself (NODE_V8_COVERAGE): the deoptimization goes through coverage, and its
 // coverage already keeps callees as frames.
 //
-// What sampling costs grows with the samples taken (a stack walk and a weak handle each), so with `adapt` the interval follows the app's allocation rate: sampling
-// starts at `interval`, and after CALIBRATE_MS the count of samples taken (the newest sample's
+// What sampling costs grows with the samples taken (a stack walk and a weak handle each), so with
+// `adapt` the interval follows the app's allocation rate: sampling starts at `interval`, and after CALIBRATE_MS the count of samples taken (the newest sample's
 // ordinal, collected objects' samples kept for that second) says the rate; sampling then restarts,
 // without them, at `interval` or, above MAX_SAMPLES_PER_SEC, at the power-of-two multiple of it
 // that brings the rate under, before any profile is read. A worker allocating little keeps
@@ -50,6 +50,9 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
   let reason = null;
   // A debugger's own session, or an app's, holds the one sampling profiler: theirs, not to take.
   let heldElsewhere = false;
+  // Set from the moment inlining is turned off: a start that failed after it (the app's own session
+  // holds the profiler) must still turn it back on.
+  let inliningOff = false;
 
   const post = (method, params = {}) => new Promise((resolve, reject) => {
     session.post(method, params, (err, res) => (err ? reject(err) : resolve(res)));
@@ -85,7 +88,10 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
 
   async function begin() {
     const mine = run;
-    if (deopt) setInlining(false, send);
+    if (deopt) {
+      setInlining(false, send);
+      inliningOff = true;
+    }
     // Calibrating, collected objects keep their samples: a profile otherwise holds only the live
     // ones, and one read just after a scavenge of pure churn would count almost none.
     await post('HeapProfiler.startSampling', { samplingInterval: interval, ...(adapt ? KEEP_COLLECTED : {}) });
@@ -135,9 +141,10 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
     stop() {
       run++;
       if (!session) return;
-      if (sampling || starting) {
-        session.post('HeapProfiler.stopSampling', () => {});
-        if (deopt) setInlining(true, send);
+      if (sampling || starting) session.post('HeapProfiler.stopSampling', () => {});
+      if (inliningOff) {
+        setInlining(true, send);
+        inliningOff = false;
       }
       sampling = false;
       session.disconnect();
