@@ -1,8 +1,9 @@
 // What naming leak sites costs the app: the sampling heap profiler (V8's default 32 KiB interval)
 // alone, with V8's inlining off beside it (so small functions keep their frames), and as nodesup
-// runs them (adaptive: inlining off, and the interval calibrated to the allocation rate when sampling starts
-// under load), against the same app with none. One process per leg (bench/apps/profiled.js), legs
-// alternating off, sampling, sites, adaptive in every round (the order reversed every other round);
+// runs them (adaptive: inlining off, and the interval calibrated to the allocation rate when
+// sampling starts under load), against the same app with none. One process per leg
+// (bench/apps/profiled.js), legs alternating off, sampling, sites, adaptive, after in every round
+// (the order reversed every other round);
 // each leg: warm-up, then autocannon keep-alive load on 127.0.0.1.
 //   node bench/sites-cost.js [--quick] [--write] [--rounds 5] [--duration 10] [--connections 10]
 //
