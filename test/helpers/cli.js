@@ -15,17 +15,34 @@ export const BIN = path.join(ROOT, 'bin/nodesup.js');
 export const APPS = path.join(ROOT, 'test/fixtures/apps');
 export const app = (name) => path.join(APPS, name);
 
-/** A free TCP port on loopback. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
+// Outgoing connections take their local port from the kernel's ephemeral range, the same range
+// listen(0) draws from: a port found free there can be a client's by the time the app binds it
+// (seen in CI, with a corpus app opening sockets beside). So test ports come from below it.
+const EPHEMERAL_LOW = (() => {
+  try { return Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768; } catch { return 32768; }
+})();
+const PORTS_LOW = 10_000;
+const handedOut = new Set();
+
+function bindable(port) {
+  return new Promise((resolve) => {
     const s = net.createServer();
     s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
+}
+
+/** A free TCP port on loopback, below the ephemeral range, never handed out twice by this process. */
+export async function freePort() {
+  const span = Math.max(1000, EPHEMERAL_LOW - PORTS_LOW);
+  for (let i = 0; i < 200; i++) {
+    const port = PORTS_LOW + Math.floor(Math.random() * span);
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    if (await bindable(port)) return port;
+  }
+  throw new Error('no free port found below the ephemeral range after 200 tries');
 }
 
 /** A private run dir and scratch dir for one test. */
