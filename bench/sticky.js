@@ -4,18 +4,26 @@
 // (the primary routes a connection once) and one new connection per request (it routes every
 // request, reading its first bytes): the worst case. The ratio is the mean of the pairs' ratios (each sticky
 // run against the round-robin run just before it), with its 95 % interval; and the primary's CPU.
-//   node bench/sticky.js [--quick] [--write] [--runs 5] [--duration 5] [--connections 32]
+//
+// `--old DIR`: sticky from another checkout against this one's in the same run. Each round runs
+// round-robin (this checkout), then old and new sticky in turns; reported: new ÷ old throughput
+// and primary CPU per load with their 95 % intervals, and each against its round's round-robin.
+// Written as its own section, sticky-vs-old.
+//   node bench/sticky.js [--quick] [--write] [--runs 5] [--duration 5] [--connections 32] [--old DIR]
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
 import { startNodesup, freePort, cleanupAll, scratch, connLoad } from './lib/spawn.js';
 import { cpuMeter } from './lib/proc.js';
 import { mean, fx, int, ci95 } from './lib/stats.js';
+import { oldTree, pairOrder, ratioCi, ciText, verdict, OLD_USAGE } from './lib/versus.js';
 import { publish, table } from './lib/results.js';
 import fs from 'node:fs';
 
 const opts = benchArgs({
   runs: { type: 'string' }, duration: { type: 'string' }, connections: { type: 'string', default: '32' }, workers: { type: 'string', default: '2' },
-}, 'node bench/sticky.js [--quick] [--write] [--runs N] [--duration S] [--connections C] [--workers N]');
+  old: { type: 'string' },
+}, `node bench/sticky.js [--quick] [--write] [--runs N] [--duration S] [--connections C] [--workers N] [--old DIR]\n  ${OLD_USAGE}`);
+const OLD = opts.old ? oldTree(opts.old) : null;
 const RUNS = Number(opts.runs ?? (opts.quick ? 3 : 5));
 const DURATION = Number(opts.duration ?? (opts.quick ? 3 : 5));
 const CONNECTIONS = Number(opts.connections);
@@ -24,7 +32,8 @@ const APP = path.join(ROOT, 'bench/apps/hello.js');
 const MODES = ['round-robin', 'sticky'];
 const LOADS = ['keep-alive', 'new connection per request'];
 
-async function oneRun(balance) {
+/** One run of `balance` under the checkout at `root`. */
+async function oneRun(balance, root = ROOT) {
   const port = await freePort();
   const dir = scratch('nodesup-sticky-');
   const cfg = path.join(dir, 'sticky.config.mjs');
@@ -49,6 +58,7 @@ async function oneRun(balance) {
 }
 
 async function main() {
+  if (OLD) return versusOld();
   const runs = [];
   for (let i = 0; i < RUNS; i++) {
     for (const balance of MODES) {
@@ -77,6 +87,40 @@ async function main() {
     ...ratios.map((r) => `- ${r}`),
   ].join('\n');
   publish(opts, 'sticky', 'Sticky sessions: cost against round-robin', body);
+}
+
+async function versusOld() {
+  const runs = { 'round-robin': [], old: [], new: [] };
+  for (let i = 0; i < RUNS; i++) {
+    for (const kind of ['round-robin', ...pairOrder(i)]) {
+      const r = await oneRun(kind === 'round-robin' ? 'round-robin' : 'sticky', kind === 'old' ? OLD.root : ROOT);
+      runs[kind].push(r);
+      process.stderr.write(`round ${i + 1}/${RUNS} ${kind}: ${LOADS.map((k) => `${k} ${fx(r[k].reqPerSec)} req/s (primary CPU ${fx(r[k].primaryCpu, 1)} %, failed ${r[k].failed})`).join('; ')}\n`);
+    }
+  }
+  const label = { 'round-robin': 'round-robin (this checkout)', old: `sticky, old (${OLD.commit})`, new: 'sticky, new (this checkout)' };
+  const rows = [];
+  const lines = [];
+  for (const load of LOADS) {
+    const of = (kind, f) => runs[kind].map((r) => r[load][f]);
+    for (const kind of ['round-robin', 'old', 'new']) {
+      rows.push([load, label[kind], runs[kind].length, int(mean(of(kind, 'reqPerSec'))), fx(mean(of(kind, 'primaryCpu')), 1), of(kind, 'failed').reduce((a, n) => a + n, 0)]);
+    }
+    const thr = ratioCi(of('old', 'reqPerSec'), of('new', 'reqPerSec'));
+    const cpu = ratioCi(of('old', 'primaryCpu'), of('new', 'primaryCpu'));
+    const vsRr = (kind) => ciText(ratioCi(of('round-robin', 'reqPerSec'), of(kind, 'reqPerSec')).ci);
+    lines.push(`- ${load}: **new ÷ old throughput = ${ciText(thr.ci)}**, ${verdict(thr, { better: 'higher' })}; primary CPU new ÷ old ${ciText(cpu.ci)}; against round-robin: old ${vsRr('old')}, new ${vsRr('new')} (target ≥ 0.9)`);
+  }
+  const body = [
+    `Old: DIR is a checkout of nodesup at ${OLD.commit} (\`git worktree add DIR <commit>\`, then \`npm ci\` inside it); new: this checkout.`,
+    '',
+    `\`bench/apps/hello.js\` under nodesup, ${WORKERS} workers: ${RUNS} rounds of \`balance: 'round-robin'\` (this checkout), then \`balance: 'sticky'\` from the old checkout and from this one (old first in odd-numbered rounds, new first in even ones); each run: fresh nodesup, 1 s warm-up, then ${CONNECTIONS} connections (each from its own 127.0.x.y) × ${DURATION} s of each load, from a separate process (\`bench/lib/conn-load.js\`). Ratios: the mean of the rounds' ratios, with its 95 % interval.`,
+    '',
+    table(['load', 'balance', 'runs', 'req/s mean', 'primary CPU, % of a core', 'failed'], rows),
+    '',
+    ...lines,
+  ].join('\n');
+  publish(opts, 'sticky-vs-old', `Sticky sessions, old (${OLD.commit}) against new`, body);
 }
 
 main().catch((err) => { process.stderr.write(`sticky: ${err.stack}\n`); process.exitCode = 1; }).finally(cleanupAll);
