@@ -1,8 +1,11 @@
 // balance: 'sticky' with a socket.io app, unchanged, and real socket.io clients on both
 // transports: a broadcast from one worker reaches every client, and through a memory recycle and a
 // reload no client meets an HTTP 400 ("Session ID unknown"), no worker is forced, every client is
-// back, and every message sent with client retries is acknowledged.
+// back, and every message sent with client retries is acknowledged. And the first bytes the primary
+// reads to route a connection reach the app exactly as the client sent them.
 import test from 'ava';
+import net from 'node:net';
+import crypto from 'node:crypto';
 import { startCli, runCli, app, freePort, writeConfig } from '../helpers/cli.js';
 import { sioClient, until } from '../helpers/sio.js';
 
@@ -80,4 +83,34 @@ test('sticky: polling and websocket clients through a memory recycle and a reloa
   t.log(`${CLIENTS} clients, ${sent.reduce((a, b) => a + b)} messages, drains ${[rssExit, ...exits].map((e) => e.drainMs).join(', ')} ms, reconnects ${clients.map((c) => c.connects - 1).join(' ')}`);
   run.child.kill('SIGTERM');
   t.is((await run.exited).exitCode, 0);
+});
+
+// One write: a head with a header of bytes 0x80-0xff and a body of every byte value, so the first
+// chunk the primary reads carries all of them to the worker with the socket.
+function rawPost(port, header, body) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1');
+    const head = Buffer.from(`POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: ${body.length}\r\nX-Raw: `, 'latin1');
+    let out = '';
+    sock.on('data', (c) => { out += c.toString('latin1'); });
+    sock.on('end', () => resolve(out));
+    sock.on('error', reject);
+    sock.on('connect', () => sock.write(Buffer.concat([head, header, Buffer.from('\r\n\r\n'), body])));
+  });
+}
+
+test('sticky: the first bytes reach the app byte for byte, header bytes 0x80-0xff and a body of every byte value', async (t) => {
+  t.timeout(60_000);
+  const port = await freePort();
+  const cfg = writeConfig(t, { workers: 2, metrics: false, balance: 'sticky', leak: false });
+  const run = startCli(t, [app('echo-bytes.js'), '-c', cfg], { env: { PORT: String(port) } });
+  await run.waitFor((e) => e.event === 'worker.ready' && e.slot === 1, { what: 'slot 1 ready' });
+  await run.waitFor((e) => e.event === 'worker.ready' && e.slot === 0, { what: 'slot 0 ready' });
+  const header = Buffer.from(Array.from({ length: 128 }, (_, i) => 0x80 + i));
+  const body = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), crypto.randomBytes(3000)]);
+  const reply = await rawPost(port, header, body);
+  const [, text] = reply.split('\r\n\r\n');
+  const [sha, raw] = text.trim().split(' ');
+  t.is(sha, crypto.createHash('sha256').update(body).digest('hex'), reply);
+  t.is(raw, header.toString('hex'), reply);
 });

@@ -13,6 +13,11 @@ import { KIND, message, isOurs } from '../../protocol.js';
 import { routingFacts, pickSlot } from '../../core/sticky-route.js';
 
 const FIRST_CHUNK_TIMEOUT_MS = 60_000; // Node's headersTimeout: a client that never speaks is dropped
+// Connections waiting for their first bytes are swept this often, rather than each given a timer
+// of its own: a timer per connection (set, refreshed on the read, cleared) was a cost sticky paid
+// on every connection and round-robin does not. A socket closed before it spoke goes at the next sweep.
+const SWEEP_MS = 5_000;
+const ignore = () => {};
 
 /**
  * @param {object} o
@@ -41,20 +46,33 @@ export function startBalancer({ slots, header, report }) {
     return slot === null ? null : slots[slot].current.worker;
   };
 
+  /** @type {Map<net.Socket, number>} connections not routed yet → accepted at (ms), oldest first */
+  const waiting = new Map();
+  const sweep = setInterval(() => {
+    const expired = Date.now() - FIRST_CHUNK_TIMEOUT_MS;
+    for (const [socket, at] of waiting) {
+      if (socket.destroyed) waiting.delete(socket);
+      else if (at <= expired) { waiting.delete(socket); socket.destroy(); }
+    }
+  }, SWEEP_MS).unref();
+
   const accept = (key) => (socket) => {
-    socket.on('error', () => {});
-    socket.setTimeout(FIRST_CHUNK_TIMEOUT_MS, () => socket.destroy());
+    socket.on('error', ignore);
+    waiting.set(socket, Date.now());
     socket.once('data', (chunk) => {
+      waiting.delete(socket);
       // Stop reading at once: bytes read here after the hand-off would be lost to the worker.
       socket.pause();
       socket._handle?.readStop?.();
       let data = chunk;
       for (let more; (more = socket.read()) !== null;) data = Buffer.concat([data, more]);
-      socket.setTimeout(0);
-      const worker = route(data.toString('latin1'), socket);
+      // latin1 maps each byte to one code unit and back: the head travels as the string routing
+      // read, which costs less to write into the IPC message than base64 and reads back exactly.
+      const head = data.toString('latin1');
+      const worker = route(head, socket);
       if (!worker) return socket.destroy();
       try {
-        worker.process.send(message(KIND.CONNECTION, { key, data: data.toString('base64') }), socket, { keepOpen: false }, (err) => { if (err) socket.destroy(); });
+        worker.process.send(message(KIND.CONNECTION, { key, head }), socket, { keepOpen: false }, (err) => { if (err) socket.destroy(); });
       } catch {
         socket.destroy();
       }
@@ -94,6 +112,7 @@ export function startBalancer({ slots, header, report }) {
     /** Stop accepting (a stop of nodesup): connections already handed off finish in their workers. */
     close() {
       closed = true;
+      clearInterval(sweep);
       for (const s of servers.values()) s.close();
       servers.clear();
       cluster.off('fork', onFork);

@@ -36,7 +36,7 @@ export function stickyWorker() {
     socket.server = server;
     socket._server = server;
     server.emit('connection', socket);
-    if (msg.data) socket.emit('data', Buffer.from(msg.data, 'base64'));
+    if (msg.head) socket.emit('data', Buffer.from(msg.head, 'latin1'));
     socket.resume();
   });
 
