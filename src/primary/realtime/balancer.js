@@ -13,9 +13,9 @@ import { KIND, message, isOurs } from '../../protocol.js';
 import { routingFacts, pickSlot } from '../../core/sticky-route.js';
 
 const FIRST_CHUNK_TIMEOUT_MS = 60_000; // Node's headersTimeout: a client that never speaks is dropped
-// Connections waiting for their first bytes are swept this often, rather than each given a timer
-// of its own: a timer per connection (set, refreshed on the read, cleared) was a cost sticky paid
-// on every connection and round-robin does not. A socket closed before it spoke goes at the next sweep.
+// Connections waiting for their first bytes are swept this often rather than each given a timer:
+// a timer per connection (set, refreshed on the read, cleared) is work round-robin does not do for
+// a connection. A socket closed before it spoke is forgotten at the next sweep.
 const SWEEP_MS = 5_000;
 const ignore = () => {};
 
