@@ -22,7 +22,28 @@ const EPHEMERAL_LOW = (() => {
   try { return Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768; } catch { return 32768; }
 })();
 const PORTS_LOW = 10_000;
-const handedOut = new Set();
+
+// ava runs two test files at once, each in its own process, both drawing from the same range: a
+// port is claimed for the whole run by creating a file named for it, which only one process can.
+// A claim whose process is gone is taken back.
+const CLAIMS = path.join(os.tmpdir(), 'nodesup-test-ports');
+const claimed = [];
+process.on('exit', () => { for (const file of claimed) fs.rmSync(file, { force: true }); });
+
+function claim(port) {
+  fs.mkdirSync(CLAIMS, { recursive: true });
+  const file = path.join(CLAIMS, String(port));
+  try {
+    fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+    claimed.push(file);
+    return true;
+  } catch (err) {
+    if (err.code !== 'EEXIST') throw err;
+    const owner = Number(fs.readFileSync(file, 'utf8'));
+    if (owner > 0 && owner !== process.pid && !alive(owner)) fs.rmSync(file, { force: true });
+    return false;
+  }
+}
 
 function bindable(port) {
   return new Promise((resolve) => {
@@ -33,14 +54,12 @@ function bindable(port) {
   });
 }
 
-/** A free TCP port on loopback, below the ephemeral range, never handed out twice by this process. */
+/** A free TCP port on loopback, below the ephemeral range, handed out once per test run. */
 export async function freePort() {
   const span = Math.max(1000, EPHEMERAL_LOW - PORTS_LOW);
   for (let i = 0; i < 200; i++) {
     const port = PORTS_LOW + Math.floor(Math.random() * span);
-    if (handedOut.has(port)) continue;
-    handedOut.add(port);
-    if (await bindable(port)) return port;
+    if (claim(port) && await bindable(port)) return port;
   }
   throw new Error('no free port found below the ephemeral range after 200 tries');
 }
@@ -149,7 +168,10 @@ export async function waitGone(pids, timeout = 20_000) {
 
 /** GET a URL on loopback; resolves {status, body}. */
 export async function get(url) {
-  const res = await fetch(url);
+  // fetch says only "fetch failed"; what failed (refused, reset) is in its cause.
+  const res = await fetch(url).catch((err) => {
+    throw new Error(`GET ${url}: ${err.cause?.code ?? err.cause?.message ?? err.message}`, { cause: err });
+  });
   return { status: res.status, body: await res.text() };
 }
 
