@@ -25,8 +25,12 @@ const RELOAD_TIMEOUT_MS = 60_000;
 //   (no optimising compilers, no JIT; compiled code, its feedback and the compilers' memory are
 //   ~8 MiB of RSS at rest on Node 24). Round-robin and sticky run cluster's JS in the primary for
 //   every new connection: interpreted, it cost a connection-per-request load a fifth of its
-//   throughput on 2 cores (bench/RESULTS.md, "lean-flags"), so they keep the JIT.
-// Both cost CPU in proportion to the tick's work, which grows with the workers: at 128 idle
+//   throughput on 2 cores (bench/RESULTS.md, "lean-flags"), so they keep a JIT, but Maglev alone:
+//   TurboFan's own code is pages of the node executable the primary otherwise never touches
+//   (~4.5 MiB of RSS on Node 24), and without it that load ran within 2 % of its throughput
+//   (bench/RESULTS.md, "lean-flags-turbofan"). Only where Node builds V8 with Maglev on (24 and
+//   later): Node 22 ships it off, and its primary would be left with the baseline compiler alone.
+// Each costs CPU in proportion to the tick's work, which grows with the workers: at 128 idle
 // workers lite mode made the tick's JS about ten times dearer (bench/RESULTS.md), at 16 it is well
 // under 1 % of a core. A fleet scaled past it by a SIGHUP keeps the flags it started with. Lite
 // mode turns WebAssembly off, which the primary never uses; Node 22's V8 warns about that unless
@@ -36,6 +40,8 @@ export const SMALL_FLEET = 16;
 const ALWAYS = [['--v8-pool-size', '1']];
 const SMALL_FLEET_FLAGS = [['--max-semi-space-size', '1']];
 const NO_JIT = [['--lite-mode'], ...(NODE_MAJOR <= 22 ? [['--expose-wasm', 'no']] : [])];
+const NO_TURBOFAN = [['--turbofan', 'no']];
+const MAGLEV = process.config.variables.v8_enable_maglev === 1;
 
 /**
  * The lean flags the user did not set already, as arguments, for a fleet of `workers` balanced
@@ -45,7 +51,9 @@ const NO_JIT = [['--lite-mode'], ...(NODE_MAJOR <= 22 ? [['--expose-wasm', 'no']
 export function leanFlags(execArgv, { workers, balance = 'round-robin' }) {
   const names = execArgv.map((a) => a.split('=')[0].replace(/_/g, '-').replace(/^--no-/, '--'));
   const small = workers <= SMALL_FLEET;
-  const wanted = [...(small && balance === 'reuse-port' ? NO_JIT : []), ...(small ? SMALL_FLEET_FLAGS : []), ...ALWAYS];
+  const maglev = MAGLEV && !execArgv.includes('--no-maglev');
+  const jit = balance === 'reuse-port' ? NO_JIT : maglev ? NO_TURBOFAN : [];
+  const wanted = [...(small ? [...jit, ...SMALL_FLEET_FLAGS] : []), ...ALWAYS];
   return wanted.filter(([flag]) => !names.includes(flag)).map(([flag, v]) => (v === 'no' ? `--no-${flag.slice(2)}` : v ? `${flag}=${v}` : flag));
 }
 

@@ -13,6 +13,8 @@ const HAS_EXECVE = typeof process.execve === 'function';
 const BASE = { script: app('http.js'), workers: 2, pollInterval: '250ms', metrics: false, limits: { rss: '1gb' }, log: { level: 'debug' } };
 const execveTest = HAS_EXECVE ? test : test.skip;
 const fallbackTest = HAS_EXECVE ? test.skip : test;
+// Node 24 and later build V8 with Maglev on; Node 22 ships it off.
+const MAGLEV = Number(process.versions.node.split('.')[0]) >= 24;
 // A skipped test says why in its title.
 const why = HAS_EXECVE ? ` (skipped: Node ${process.versions.node} has process.execve; the fallback is for Node 20 and 22 before 22.15)` : '';
 const whyNot = HAS_EXECVE ? '' : ` (skipped: Node ${process.versions.node} has no process.execve)`;
@@ -63,6 +65,7 @@ execveTest(`the lean primary keeps the pid the user started: status, the run dir
   t.true(args.some((a) => a.endsWith(path.join('src', 'cli', 'lean-primary.js'))), `the process was replaced: ${args.join(' ')}`);
   t.true(args.includes('--max-semi-space-size=1') && args.includes('--v8-pool-size=1'), 'with the lean primary\'s V8 flags');
   t.false(args.includes('--lite-mode'), 'round-robin: the primary keeps the JIT for the connections it routes');
+  t.is(args.includes('--no-turbofan'), MAGLEV, 'Maglev alone, where Node has it on');
   const lean = run.events.filter((e) => e.primary === 'lean');
   t.is(lean.length, 1, 'said once, at debug');
   t.is(lean[0].level, 20);
@@ -75,7 +78,7 @@ execveTest(`the lean primary's workers do not take its V8 flags or its handover$
   const workers = run.events.filter((e) => e.event === 'worker.ready').map((e) => e.pid);
   for (const pid of workers) {
     const args = cmdline(pid);
-    t.false(args.some((a) => a.startsWith('--lite-mode') || a.startsWith('--max-semi-space-size') || a.startsWith('--v8-pool-size')), args.join(' '));
+    t.false(args.some((a) => /^--(lite-mode|no-turbofan|max-semi-space-size|v8-pool-size)/.test(a)), args.join(' '));
     t.false(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').some((v) => v.startsWith('NODESUP_LEAN_START=')), 'no handover in the environment');
   }
   process.kill(run.child.pid, 'SIGTERM');
@@ -102,12 +105,15 @@ test('a bad config on start exits 2 with its one-line error before anything star
   t.is(r.stdout, '', 'nothing started: no event was logged');
 });
 
-test('the lean flags: a small young generation for a small fleet, lite mode only where the primary routes no connections, never a flag the user set', (t) => {
+test('the lean flags: a small young generation for a small fleet, lite mode where the primary routes no connections and Maglev without TurboFan where it does, never a flag the user set', (t) => {
   const small = leanFlags([], { workers: SMALL_FLEET, balance: 'reuse-port' });
   t.true(small.includes('--lite-mode') && small.includes('--max-semi-space-size=1') && small.includes('--v8-pool-size=1'), small.join(' '));
   for (const balance of ['round-robin', 'sticky']) {
-    t.deepEqual(leanFlags([], { workers: 2, balance }), ['--max-semi-space-size=1', '--v8-pool-size=1'], `${balance}: cluster's JS runs per connection, compiled`);
+    t.deepEqual(leanFlags([], { workers: 2, balance }), [...(MAGLEV ? ['--no-turbofan'] : []), '--max-semi-space-size=1', '--v8-pool-size=1'], `${balance}: cluster's JS runs per connection, compiled (by Maglev alone where Node has it on)`);
+    t.deepEqual(leanFlags(['--turbofan'], { workers: 2, balance }), ['--max-semi-space-size=1', '--v8-pool-size=1'], `${balance}: the user's --turbofan is kept`);
+    t.deepEqual(leanFlags(['--no-maglev'], { workers: 2, balance }), ['--max-semi-space-size=1', '--v8-pool-size=1'], `${balance}: without Maglev, TurboFan stays`);
   }
   t.deepEqual(leanFlags([], { workers: SMALL_FLEET + 1, balance: 'reuse-port' }), ['--v8-pool-size=1'], 'a larger fleet keeps the JIT: its tick does more');
+  t.deepEqual(leanFlags([], { workers: SMALL_FLEET + 1, balance: 'round-robin' }), ['--v8-pool-size=1'], 'and TurboFan');
   t.false(leanFlags(['--no-lite-mode', '--max_semi_space_size=8'], { workers: 2, balance: 'reuse-port' }).some((f) => f.startsWith('--lite-mode') || f.startsWith('--max-semi-space-size')));
 });
