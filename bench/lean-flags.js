@@ -4,9 +4,9 @@
 // per request (the load where the primary runs cluster's JS for every request). Throughput, the
 // primary's CPU, and its RSS at rest (after ready) and after the load: what the flag costs in
 // memory beside what it costs in time. Ratios are the mean of the rounds' ratios with their 95 %
-// interval. `--flag --lite-mode` (section lean-flags): no JIT at all; `--flag --turbofan` (the
+// interval. `--flag=--lite-mode` (section lean-flags): no JIT at all; `--flag=--turbofan` (the
 // default, section lean-flags-turbofan): TurboFan beside Maglev, which the lean primary leaves out.
-//   node bench/lean-flags.js [--quick] [--write] [--flag --turbofan] [--rounds 6] [--duration 6] [--workers 2]
+//   node bench/lean-flags.js [--quick] [--write] [--flag=--turbofan] [--rounds 6] [--duration 6] [--workers 2]
 // Needs process.execve (Node 22.15+): without it there is no lean primary to compare.
 import path from 'node:path';
 import fs from 'node:fs';
@@ -20,7 +20,7 @@ import { leanFlags } from '../src/cli/lean-launch.js';
 const opts = benchArgs({
   rounds: { type: 'string' }, duration: { type: 'string' }, connections: { type: 'string', default: '32' }, workers: { type: 'string', default: '2' },
   flag: { type: 'string', default: '--turbofan' },
-}, 'node bench/lean-flags.js [--quick] [--write] [--flag --turbofan|--lite-mode] [--rounds N] [--duration S] [--connections C] [--workers N]');
+}, 'node bench/lean-flags.js [--quick] [--write] [--flag=--turbofan|--flag=--lite-mode] [--rounds N] [--duration S] [--connections C] [--workers N]');
 const ROUNDS = Number(opts.rounds ?? (opts.quick ? 2 : 6));
 const DURATION = Number(opts.duration ?? (opts.quick ? 2 : 6));
 const CONNECTIONS = Number(opts.connections);
