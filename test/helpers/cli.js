@@ -39,7 +39,8 @@ function claim(port) {
     return true;
   } catch (err) {
     if (err.code !== 'EEXIST') throw err;
-    const owner = Number(fs.readFileSync(file, 'utf8'));
+    let owner = 0; // a claim being written or just released: not ours to judge, try another port
+    try { owner = Number(fs.readFileSync(file, 'utf8')); } catch { /* gone meanwhile */ }
     if (owner > 0 && owner !== process.pid && !alive(owner)) fs.rmSync(file, { force: true });
     return false;
   }
