@@ -16,9 +16,10 @@ const BODY = /^ok (\d+) (\d+) \.+ end\n$/;
 
 /**
  * @param {{url: string, client: 'undici'|'agent', connections: number, durationMs: number,
- *   idleGapMs?: number, graceMs?: number, firstId?: number, timeoutMs?: number}} o
+ *   idleGapMs?: number, graceMs?: number, firstId?: number, timeoutMs?: number, signal?: AbortSignal}} o
+ * signal: ends the load before durationMs (no new request; those in flight get the grace).
  */
-export async function echoLoad({ url, client, connections, durationMs, idleGapMs = 0, graceMs = 2000, firstId = 0, timeoutMs = 10_000 }) {
+export async function echoLoad({ url, client, connections, durationMs, idleGapMs = 0, graceMs = 2000, firstId = 0, timeoutMs = 10_000, signal }) {
   const ledger = new Map(); // id -> { t0, ms, outcome }
   let nextId = firstId;
   const end = Date.now() + durationMs;
@@ -63,14 +64,18 @@ export async function echoLoad({ url, client, connections, durationMs, idleGapMs
   };
 
   const loop = async () => {
-    while (Date.now() < end) {
+    while (Date.now() < end && !signal?.aborted) {
       await one(nextId++);
       if (idleGapMs && Math.random() < 0.02) await new Promise((r) => setTimeout(r, Math.random() * idleGapMs));
     }
   };
   const loops = Promise.all(Array.from({ length: connections }, loop));
   // Requests still pending after the grace count as failed: a hang is a loss too.
-  await Promise.race([loops, new Promise((r) => setTimeout(r, durationMs + graceMs))]);
+  const stopped = new Promise((r) => {
+    const timer = setTimeout(r, durationMs);
+    signal?.addEventListener('abort', () => { clearTimeout(timer); r(); }, { once: true });
+  });
+  await Promise.race([loops, stopped.then(() => new Promise((r) => setTimeout(r, graceMs)))]);
   for (const rec of ledger.values()) if (rec.outcome === 'pending') settle(rec, 'pending after the grace');
   await pool?.destroy();
   agent?.destroy();
