@@ -3,7 +3,7 @@
 // wanders). The heap after a *full* GC is what the app retains: a few of those points, some seconds
 // apart, tell a leak (rises steadily) from a sawtooth (flat), a step (one jump), and a warm-up or a
 // cache filling to its cap (rises ever slower). Pure: points in, decisions out.
-import { growth, linearTrend } from '../forecast/trend.js';
+import { growth, linearTrend, firstIndexSince } from '../forecast/trend.js';
 import { retainedSites } from '../sites/heap-sites.js';
 import { LEAK_KINDS } from '../../constants.js';
 import { heapField } from './leak-detector.js';
@@ -24,6 +24,7 @@ export const CONFIRM = Object.freeze({
   suspectMs: 30_000, // the floor's trend is read over this much history
   suspectMinMs: 15_000, // and needs at least this much of it, from readiness on
   suspect: 0.5, // × leak.minGrowth: the floor's trend that raises a suspicion
+  gcLookbackMs: 120_000, // the floors read just after a GC, over this much history (survivedGcs)
   points: 4, // points a verdict needs (three intervals: one step cannot pass for a ramp)
   maxPoints: 8, // the verdict reads the newest this many
   r2: 0.9,
@@ -110,7 +111,38 @@ function suspected(w, now, minGrowth, pollInterval, field = null) {
   if (now - since < C.suspectMinMs) return false;
   const f = field ?? heapField(w.window.samples);
   const g = growth(w.window, f, { now, windowMs: now - since, bucketMs: Math.max(2 * pollInterval, 5000) });
-  return g !== null && g.spanMs >= C.suspectMinMs && g.perSec >= C.suspect * minGrowth;
+  if (g === null || g.spanMs < C.suspectMinMs || g.perSec < C.suspect * minGrowth) return false;
+  return f !== 'heapFloor' || survivedGcs(w.window.samples, Math.max(now - C.gcLookbackMs, w.readyAt ?? w.startedAt), now, minGrowth);
+}
+
+/**
+ * Whether the heap floor rose across GCs. Between two collections nothing is freed, so a quiet
+ * worker's floor climbs with whatever it allocates (its own poll replies included) until the next
+ * one: an idle worker drew a suspicion every two minutes, each ending flat, each paid with forced
+ * full GCs and the sites' profiler. A floor read just after a GC (the poll whose GC count moved)
+ * says what survived it. The newest of those must be recent (a GC within suspectMs) and above the
+ * lowest one before it, at the suspect rate: a leak's survivors pile up, a sawtooth's ramp rises
+ * too (the floor's trend then judges it, as before), a heap no GC has touched says nothing yet.
+ * Without GC counts (an agent that does not send them) the floor's trend alone decides.
+ * @param {import('../../sample/fields.js').Sample[]} samples @param {number} since  the history read
+ * @param {number} now @param {number} minGrowth
+ */
+export function survivedGcs(samples, since, now, minGrowth) {
+  let counted = false;
+  const after = [];
+  for (let i = Math.max(1, firstIndexSince(samples, since)); i < samples.length; i++) {
+    const s = samples[i];
+    const before = samples[i - 1].gcCount;
+    if (typeof s.gcCount !== 'number' || typeof before !== 'number') continue;
+    counted = true;
+    if (s.gcCount > before && typeof s.heapFloor === 'number') after.push(s);
+  }
+  if (!counted) return true;
+  const last = after.at(-1);
+  if (!last || now - last.t > C.suspectMs) return false;
+  let low = null;
+  for (const s of after) if (s.t <= last.t - C.suspectMinMs && (low === null || s.heapFloor < low.heapFloor)) low = s;
+  return low !== null && (last.heapFloor - low.heapFloor) / ((last.t - low.t) / 1000) >= C.suspect * minGrowth;
 }
 
 // Polled external memory only raises a suspicion: on Node 24+ short-lived Buffers may wait for a

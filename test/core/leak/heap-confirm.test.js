@@ -81,6 +81,35 @@ test('confirmStep: a flat floor, or one too young to judge, asks for nothing', (
   t.is(confirmStep(young.w, newConfirmState(), young.now, opts).action, null);
 });
 
+// A window with GC counts: `floor(s)` the polled floor, `gcs(s)` the GCs run by second s.
+function workerGc(seconds, floor, gcs) {
+  const window = new SampleWindow({ maxAgeMs: 600_000 });
+  for (let s = 0; s <= seconds; s++) window.push({ t: T0 + s * 1000, heapFloor: 30 * MiB + floor(s), heapUsed: 30 * MiB + floor(s), gcCount: gcs(s) });
+  return { w: { window, readyAt: T0, startedAt: T0 - 500, points: [] }, now: T0 + seconds * 1000 };
+}
+
+test('confirmStep: a floor that rises only while no GC runs (an idle worker allocating its poll replies) raises no suspicion', (t) => {
+  const KiB = 1024;
+  // 15 KiB/s of garbage, a scavenge every 70 s taking the floor back to the base
+  const idle = workerGc(200, (s) => (s % 70) * 15 * KiB, (s) => Math.floor(s / 70));
+  for (const now of [idle.now, T0 + 69_000, T0 + 139_000]) t.is(confirmStep(idle.w, newConfirmState(), now, opts).action, null, `at ${(now - T0) / 1000} s`);
+  // the same floor without GC counts (an agent that does not send them): the trend alone, as before
+  const { w, now } = worker(69, (s) => s * 15 * KiB);
+  t.is(confirmStep(w, newConfirmState(), now, opts).action, 'probe');
+});
+
+test('confirmStep: a leak is suspected from the floors after GCs, under load or quiet', (t) => {
+  const leak = (s) => (s / 60) * MiB;
+  const busy = workerGc(60, leak, (s) => s);
+  t.is(confirmStep(busy.w, newConfirmState(), busy.now, opts).action, 'probe', 'a GC every second');
+  // quiet: a scavenge every 30 s; between them 15 KiB/s of garbage on top of the leak
+  const quiet = workerGc(95, (s) => leak(s) + (s % 30) * 15 * 1024, (s) => Math.floor(s / 30));
+  t.is(confirmStep(quiet.w, newConfirmState(), quiet.now, opts).action, 'probe', 'a GC every 30 s');
+  // the GC floors flat while the floor between them climbs: not suspected
+  const flat = workerGc(95, (s) => (s % 30) * 40 * 1024, (s) => Math.floor(s / 30));
+  t.is(confirmStep(flat.w, newConfirmState(), flat.now, opts).action, null);
+});
+
 test('confirmStep: within a suspicion, one point per spacing; two points that do not rise end it and hold it off', (t) => {
   const since = T0 + 30_000;
   const st = { since, heldUntil: 0, confirmedAt: null };
