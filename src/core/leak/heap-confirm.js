@@ -112,22 +112,27 @@ function suspected(w, now, minGrowth, pollInterval, field = null) {
   const f = field ?? heapField(w.window.samples);
   const g = growth(w.window, f, { now, windowMs: now - since, bucketMs: Math.max(2 * pollInterval, 5000) });
   if (g === null || g.spanMs < C.suspectMinMs || g.perSec < C.suspect * minGrowth) return false;
-  return f !== 'heapFloor' || survivedGcs(w.window.samples, Math.max(now - C.gcLookbackMs, w.readyAt ?? w.startedAt), now, minGrowth);
+  return !AFTER_GC.has(f) || survivedGcs(w.window.samples, f, Math.max(now - C.gcLookbackMs, w.readyAt ?? w.startedAt), now, minGrowth);
 }
 
+// The fields whose rise must show across GCs to raise a suspicion (survivedGcs).
+const AFTER_GC = new Set(['heapFloor', 'external']);
+
 /**
- * Whether the heap floor rose across GCs. Between two collections nothing is freed, so a quiet
- * worker's floor climbs with whatever it allocates (its own poll replies included) until the next
- * one: an idle worker drew a suspicion every two minutes, each ending flat, each paid with forced
- * full GCs and the sites' profiler. A floor read just after a GC (the poll whose GC count moved)
- * says what survived it. The newest of those must be recent (a GC within suspectMs) and above the
- * lowest one before it, at the suspect rate: a leak's survivors pile up, a sawtooth's ramp rises
- * too (the floor's trend then judges it, as before), a heap no GC has touched says nothing yet.
- * Without GC counts (an agent that does not send them) the floor's trend alone decides.
- * @param {import('../../sample/fields.js').Sample[]} samples @param {number} since  the history read
- * @param {number} now @param {number} minGrowth
+ * Whether `field` (the heap floor, or external memory) rose across GCs. Between two collections
+ * nothing is freed, so a quiet worker's heap floor climbs with whatever it allocates (its own poll
+ * replies included) and its external memory with every Buffer it read a file into, until the
+ * next one: an idle worker drew a suspicion every minute or two, each ending flat, each paid with
+ * forced full GCs and the sites' profiler or the Buffer sampler. A value read just after a GC (the
+ * poll whose GC count moved) says what survived it. The newest of those must be recent (a GC
+ * within suspectMs) and above the lowest one before it, at the suspect rate: a leak's survivors
+ * pile up, a sawtooth's ramp rises too (the trend then judges it, as before), memory no GC has
+ * touched says nothing yet. Without GC counts (an agent that does not send them) the trend alone
+ * decides.
+ * @param {import('../../sample/fields.js').Sample[]} samples @param {'heapFloor'|'external'} field
+ * @param {number} since  the history read @param {number} now @param {number} minGrowth
  */
-export function survivedGcs(samples, since, now, minGrowth) {
+export function survivedGcs(samples, field, since, now, minGrowth) {
   let counted = false;
   const after = [];
   for (let i = Math.max(1, firstIndexSince(samples, since)); i < samples.length; i++) {
@@ -135,14 +140,14 @@ export function survivedGcs(samples, since, now, minGrowth) {
     const before = samples[i - 1].gcCount;
     if (typeof s.gcCount !== 'number' || typeof before !== 'number') continue;
     counted = true;
-    if (s.gcCount > before && typeof s.heapFloor === 'number') after.push(s);
+    if (s.gcCount > before && typeof s[field] === 'number') after.push(s);
   }
   if (!counted) return true;
   const last = after.at(-1);
   if (!last || now - last.t > C.suspectMs) return false;
   let low = null;
-  for (const s of after) if (s.t <= last.t - C.suspectMinMs && (low === null || s.heapFloor < low.heapFloor)) low = s;
-  return low !== null && (last.heapFloor - low.heapFloor) / ((last.t - low.t) / 1000) >= C.suspect * minGrowth;
+  for (const s of after) if (s.t <= last.t - C.suspectMinMs && (low === null || s[field] < low[field])) low = s;
+  return low !== null && (last[field] - low[field]) / ((last.t - low.t) / 1000) >= C.suspect * minGrowth;
 }
 
 // Polled external memory only raises a suspicion: on Node 24+ short-lived Buffers may wait for a
