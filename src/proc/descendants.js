@@ -2,6 +2,7 @@
 // lists the processes it forked (Linux ≥ 3.5 with CONFIG_PROC_CHILDREN, on in every distro kernel).
 // Node built-ins only: the agent imports this too.
 import fs from 'node:fs';
+import { readText } from './read-text.js';
 
 /** True when /proc exposes children lists; otherwise callers fall back to pidtree. */
 export const hasChildrenFiles = (() => {
@@ -28,7 +29,7 @@ export function childrenOf(pid, allThreads = true) {
   for (const tid of tids) {
     let text;
     try {
-      text = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'latin1');
+      text = readText(`/proc/${pid}/task/${tid}/children`);
     } catch {
       continue;
     }

@@ -1,13 +1,14 @@
 // TCP listeners and socket ownership from /proc, for balance: 'reuse-port'. Node built-ins only:
 // the agent imports this too.
 import fs from 'node:fs';
+import { readText } from './read-text.js';
 
 const LISTEN = '0A';
 
 /** net.ipv4.tcp_migrate_req (0 or 1), or null where it cannot be read. */
 export function readMigrateReq() {
   try {
-    const v = Number(fs.readFileSync('/proc/sys/net/ipv4/tcp_migrate_req', 'latin1').trim());
+    const v = Number(readText('/proc/sys/net/ipv4/tcp_migrate_req').trim());
     return Number.isInteger(v) ? v : null;
   } catch {
     return null;
@@ -25,7 +26,7 @@ export function tcpListeners() {
 function readTable(file, family) {
   let text;
   try {
-    text = fs.readFileSync(file, 'latin1');
+    text = readText(file);
   } catch {
     return [];
   }

@@ -2,6 +2,7 @@
 // cluster of docs/incidents.md, incident 4, shelled out to awk every tick). A process that vanished mid-read gives
 // null, never 0, so a failed probe cannot look like a healthy worker.
 import fs from 'node:fs';
+import { readText } from './read-text.js';
 
 const hasRollup = (() => {
   try {
@@ -15,8 +16,8 @@ const hasRollup = (() => {
 // statm counts pages; the page size is learnt once by comparing it with status's kB for ourselves.
 const PAGE_SIZE = (() => {
   try {
-    const pages = Number(fs.readFileSync('/proc/self/statm', 'latin1').split(' ')[1]);
-    const rss = parseStatus(fs.readFileSync('/proc/self/status', 'latin1'))?.rss;
+    const pages = Number(readText('/proc/self/statm').split(' ')[1]);
+    const rss = parseStatus(readText('/proc/self/status'))?.rss;
     const size = rss && pages ? rss / pages : 4096;
     return 2 ** Math.round(Math.log2(size));
   } catch {
@@ -28,7 +29,7 @@ const PAGE_SIZE = (() => {
 export function readRss(pid) {
   let text;
   try {
-    text = fs.readFileSync(`/proc/${pid}/statm`, 'latin1');
+    text = readText(`/proc/${pid}/statm`);
   } catch {
     return null;
   }
@@ -44,7 +45,7 @@ export function readRss(pid) {
 export function readMemory(pid) {
   let text;
   try {
-    text = fs.readFileSync(hasRollup ? `/proc/${pid}/smaps_rollup` : `/proc/${pid}/status`, 'latin1');
+    text = readText(hasRollup ? `/proc/${pid}/smaps_rollup` : `/proc/${pid}/status`);
   } catch {
     return null;
   }
@@ -92,7 +93,7 @@ export function countFds(pid) {
 export function startTime(pid) {
   let text;
   try {
-    text = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    text = readText(`/proc/${pid}/stat`);
   } catch {
     return null;
   }
@@ -106,7 +107,7 @@ export function startTime(pid) {
 export function countAnonMappings(pid) {
   let text;
   try {
-    text = fs.readFileSync(`/proc/${pid}/smaps`, 'latin1');
+    text = readText(`/proc/${pid}/smaps`);
   } catch {
     return null;
   }

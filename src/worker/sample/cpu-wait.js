@@ -2,13 +2,13 @@
 // (/proc/thread-self/schedstat: time on a CPU, time runnable but waiting, in ns). A loop that is
 // late because its thread could not get a CPU (other processes busy) is CPU starvation, not
 // blocking code: the two need opposite fixes, and only this tells them apart.
-import fs from 'node:fs';
+import { readText } from '../../proc/read-text.js';
 
 const FILE = '/proc/thread-self/schedstat';
 
 function readWaitNs() {
   try {
-    const [, wait] = fs.readFileSync(FILE, 'utf8').split(' ');
+    const [, wait] = readText(FILE).split(' ');
     const ns = Number(wait);
     return Number.isFinite(ns) ? ns : null;
   } catch {
