@@ -110,7 +110,12 @@ test('inspect on a live worker: readable text, --json and a heap snapshot', asyn
   const ready = await run.waitFor((e) => e.event === 'worker.ready');
   // A poll whose window held a loop-delay reading: a worker starved of CPU from its start (the
   // whole suite on 2 cores) has none yet, and inspect then rightly shows the delay as unknown (-).
-  await run.waitForStatus((s) => s.slots[0].last?.agent && s.slots[0].last.heapUsed > 0 && s.slots[0].last.delayP50 != null, { what: 'a first sample with a loop delay' });
+  // And a tick's judgement of that sample: a worker polled while it was still starting has a
+  // sample before any tick judged it (the advice comes with the judgement, a poll later).
+  await run.waitForStatus((s) => {
+    const slot = s.slots[0];
+    return slot.last?.agent && slot.last.heapUsed > 0 && slot.last.delayP50 != null && slot.judgedAt != null && slot.judgedAt >= slot.last.t;
+  }, { what: 'a first judged sample with a loop delay' });
   const cli = (args) => runCli(args, { env: { NODESUP_RUN_DIR: run.runDir } });
 
   const text = await cli(['inspect', '0']);
