@@ -96,12 +96,6 @@ test('confirmStep: a floor that rises only while no GC runs (an idle worker allo
   // the same floor without GC counts (an agent that does not send them): the trend alone, as before
   const { w, now } = worker(69, (s) => s * 15 * KiB);
   t.is(confirmStep(w, newConfirmState(), now, opts).action, 'probe');
-  // external memory likewise: /proc read into Buffers every poll, freed at the next GC
-  const ext = workerGc(69, () => 0, () => 0);
-  ext.w.window.samples.forEach((x, s) => { x.external = MiB + s * 15 * KiB; });
-  t.is(confirmStep(ext.w, newConfirmState(), ext.now, opts).action, null, 'external between GCs');
-  ext.w.window.samples.forEach((x) => { delete x.gcCount; });
-  t.is(confirmStep(ext.w, newConfirmState(), ext.now, opts).action, 'probe', 'external without GC counts');
 });
 
 test('confirmStep: a leak is suspected from the floors after GCs, under load or quiet', (t) => {
