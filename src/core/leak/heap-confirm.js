@@ -120,17 +120,16 @@ function suspected(w, now, minGrowth, pollInterval, field = null) {
 const AFTER_GC = new Set(['heapFloor']);
 
 /**
- * Whether `field` (the heap floor, or external memory) rose across GCs. Between two collections
- * nothing is freed, so a quiet worker's heap floor climbs with whatever it allocates (its own poll
- * replies included) and its external memory with every Buffer it read a file into, until the
- * next one: an idle worker drew a suspicion every minute or two, each ending flat, each paid with
- * forced full GCs and the sites' profiler or the Buffer sampler. A value read just after a GC (the
+ * Whether `field` (one of AFTER_GC) rose across GCs. Between two collections nothing is freed,
+ * so a quiet worker's heap floor climbs with whatever it allocates (its own poll replies
+ * included) until the next one: an idle worker drew a suspicion every minute or two, each ending
+ * flat, each paid with forced full GCs and the sites' profiler. A value read just after a GC (the
  * poll whose GC count moved) says what survived it. The newest of those must be recent (a GC
  * within suspectMs) and above the lowest one before it, at the suspect rate: a leak's survivors
  * pile up, a sawtooth's ramp rises too (the trend then judges it, as before), memory no GC has
  * touched says nothing yet. Without GC counts (an agent that does not send them) the trend alone
  * decides.
- * @param {import('../../sample/fields.js').Sample[]} samples @param {'heapFloor'|'external'} field
+ * @param {import('../../sample/fields.js').Sample[]} samples @param {string} field
  * @param {number} since  the history read @param {number} now @param {number} minGrowth
  */
 export function survivedGcs(samples, field, since, now, minGrowth) {
