@@ -16,6 +16,7 @@ function series(text, name) {
 }
 
 test('status, inspect and metrics agree on a worker\'s leak and trend at the same tick', async (t) => {
+  t.timeout(4 * 60_000);
   const metricsPort = await freePort();
   const cfg = writeConfig(t, {
     workers: 1, pollInterval: '1s', limits: { rss: '1gb' }, leak: { window: '10s', minGrowth: '1mb/min', action: 'warn', warmUp: '0s' },
