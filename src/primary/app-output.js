@@ -8,8 +8,8 @@
 //  - the --tui log file is written synchronously: a file does not stall.
 //  - lines of different workers are never interleaved mid-line: each write is a block of whole
 //    lines (all the whole lines of one read), and there is one writer per destination.
-//  - a flood costs the primary no allocation per read or per write: a worker's pipe is read into
-//    one reused buffer (net.Socket's onread), a block the pipe takes at once is written from it
+//  - a flood costs the primary no allocation per read or per write: the workers' pipes are read
+//    into one reused buffer (net.Socket's onread), a block the pipe takes at once is written from it
 //    (fs.writeSync on the non-blocking fd), and one that must wait is copied into one fixed ring
 //    (byte-ring.js). A string per line, then a Buffer per read, had taken the primary to 150 MiB
 //    here under a flood, and past 300 MiB on a faster machine; now it stays near its idle size.
@@ -216,10 +216,15 @@ function splitLines(stream, sink, prefix, onChunk) {
   readInto(stream, take, end);
 }
 
-// A pipe from a worker is read into one reused buffer; any other stream (a test's PassThrough)
-// through 'data'. The child's own Socket hands its handle over and is closed without touching it,
-// so child_process still sees its stdio close.
+// A pipe from a worker is read into one buffer shared by every pipe; any other stream (a test's
+// PassThrough) through 'data'. Shared, since a read's callback runs alone on the event loop and
+// take() is done with the bytes when it returns (written, or copied into the ring or the held
+// line): a buffer per pipe held 64 KiB for each worker's stdout and each stderr (16 MiB at 128 workers). The
+// child's own Socket hands its handle over and is closed without touching it, so child_process
+// still sees its stdio close.
 const READ_BUFFER = 64 * 1024;
+/** @type {Buffer|null} */
+let readBuffer = null;
 function readInto(stream, take, end) {
   const handle = /** @type {any} */ (stream)._handle;
   if (stream instanceof net.Socket && typeof handle?.useUserBuffer === 'function') {
@@ -227,7 +232,7 @@ function readInto(stream, take, end) {
       handle,
       readable: true,
       writable: false,
-      onread: { buffer: Buffer.allocUnsafe(READ_BUFFER), callback: (n, buf) => { take(buf.subarray(0, n)); } },
+      onread: { buffer: (readBuffer ??= Buffer.allocUnsafe(READ_BUFFER)), callback: (n, buf) => { take(buf.subarray(0, n)); } },
     });
     /** @type {any} */ (stream)._handle = null;
     stream.destroy();

@@ -74,3 +74,24 @@ test("a real worker pipe (read into one reused buffer): every line whole and in 
   t.true(lines.every((l, i) => l === `line ${i} ${'y'.repeat(i % 700)}`), 'whole, in order, not overwritten by a later read');
   t.deepEqual(tail, []);
 });
+
+test('two real worker pipes read at once through the one shared buffer: each worker\'s lines whole and in order', async (t) => {
+  const { target, writes } = collector();
+  const sink = openSink(target);
+  // Lines of uneven length, so the pipes' reads end mid-line and each stream holds a partial line.
+  const source = "for (let i = 0; i < 8000; i++) process.stdout.write(`line ${i} ${'y'.repeat((i * 37) % 900)}\\n`)";
+  const children = [0, 1].map((slot) => {
+    const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
+    routeWorkerOutput({ stdout: sink, stderr: sink, prefix: true }, slot, child.stdout, child.stderr);
+    return new Promise((resolve) => child.on('close', resolve));
+  });
+  await Promise.all(children);
+  const all = writes.join('').split('\n');
+  t.is(all.pop(), '');
+  for (const slot of [0, 1]) {
+    const mine = all.filter((l) => l.startsWith(`[${slot}] `)).map((l) => l.slice(`[${slot}] `.length));
+    t.is(mine.length, 8000, `slot ${slot}: every line`);
+    t.true(mine.every((l, i) => l === `line ${i} ${'y'.repeat((i * 37) % 900)}`), `slot ${slot}: whole, in order, not overwritten by the other's read`);
+  }
+  t.is(all.length, 16000, 'no line without a slot prefix: none cut into by the other worker\'s bytes');
+});
