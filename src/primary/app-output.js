@@ -219,9 +219,9 @@ function splitLines(stream, sink, prefix, onChunk) {
 // A pipe from a worker is read into one buffer shared by every pipe; any other stream (a test's
 // PassThrough) through 'data'. Shared, since a read's callback runs alone on the event loop and
 // take() is done with the bytes when it returns (written, or copied into the ring or the held
-// line): a buffer per pipe held 64 KiB for each worker's stdout and each stderr (16 MiB at 128 workers). The
-// child's own Socket hands its handle over and is closed without touching it, so child_process
-// still sees its stdio close.
+// line): a buffer per pipe held 64 KiB for each worker's stdout and each stderr (16 MiB at 128
+// workers). The child's own Socket hands its handle over and is closed without touching it, so
+// child_process still sees its stdio close.
 const READ_BUFFER = 64 * 1024;
 /** @type {Buffer|null} */
 let readBuffer = null;
