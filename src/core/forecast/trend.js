@@ -1,14 +1,11 @@
 // Trend maths over a worker's history: how fast the post-GC baseline of a field grows, and how
 // sure we are of it. Called for several fields of every worker on every poll, so it walks the
-// samples in place and only allocates one small array per bucket series.
-
-import { readerOf } from './sample-window.js';
+// window's columns (SampleWindow.column) in place and only allocates one small array per bucket series.
 
 /** @typedef {import('./sample-window.js').SampleWindow} SampleWindow */
 
 const pointT = (p) => p[0];
 const pointV = (p) => p[1];
-const sampleT = (s) => s.t;
 
 /** Least-squares line through [t_ms, value] points: slope in units per second; null if it cannot be fitted. */
 export function linearTrend(points) {
@@ -37,22 +34,23 @@ export function linearTrend(points) {
   return { slope: perMs * 1000, intercept: mv - perMs * mt, r2, n, spanMs };
 }
 
-// Bucket minima of items[from..] with t <= endT. Buckets are counted back from endT, bucket b being
-// (endT − (b+1)·bucketMs, endT − b·bucketMs], so the newest is always whole. The oldest bucket counts
-// only if the history covers half of it, and none past maxBuckets: a partial oldest bucket holding a
-// single sawtooth peak bends the whole fit. Null/undefined values are skipped.
-function minima(items, from, tOf, vOf, bucketMs, endT, maxBuckets = Infinity) {
+// Bucket minima of values[from..] (times ts, index for index) with t <= endT. Buckets are counted back
+// from endT, bucket b being (endT − (b+1)·bucketMs, endT − b·bucketMs], so the newest is always whole.
+// The oldest bucket counts only if the history covers half of it, and none past maxBuckets: a partial
+// oldest bucket holding a single sawtooth peak bends the whole fit. NaN, null and undefined values
+// are skipped.
+function minima(ts, values, from, bucketMs, endT, maxBuckets = Infinity) {
   const out = [];
-  if (from >= items.length) return out;
-  const covered = Math.floor((endT - tOf(items[from])) / bucketMs + 0.5);
+  if (from >= ts.length) return out;
+  const covered = Math.floor((endT - ts[from]) / bucketMs + 0.5);
   if (covered < maxBuckets) maxBuckets = covered;
   let bucket = NaN;
   let minT = 0;
   let minV = Infinity;
-  for (let i = from; i < items.length; i++) {
-    const t = tOf(items[i]);
+  for (let i = from; i < ts.length; i++) {
+    const t = ts[i];
     if (t > endT) break;
-    const v = vOf(items[i]);
+    const v = values[i];
     if (v === null || v === undefined || Number.isNaN(v)) continue;
     const b = Math.floor((endT - t) / bucketMs);
     if (b >= maxBuckets) continue;
@@ -69,7 +67,7 @@ function minima(items, from, tOf, vOf, bucketMs, endT, maxBuckets = Infinity) {
 /** The post-GC baseline of a sawtoothing series: the minimum of each bucketMs bucket, as [t, min][]. */
 export function baselineSeries(points, bucketMs) {
   if (!points.length || !(bucketMs > 0)) return [];
-  return minima(points, 0, pointT, pointV, bucketMs, points[points.length - 1][0]);
+  return minima(points.map(pointT), points.map(pointV), 0, bucketMs, points[points.length - 1][0]);
 }
 
 /**
@@ -97,10 +95,9 @@ export function firstIndexSince(samples, since) {
 
 /** Bucket minima of one Sample field over the whole buckets of (now − windowMs, now], as [t, min][]. */
 export function windowBaseline(window, field, { now, windowMs, bucketMs }) {
-  const samples = window.samples;
-  const from = firstIndexSince(samples, now - windowMs);
+  const from = window.indexSince(now - windowMs);
   const maxBuckets = Math.max(1, Math.floor(windowMs / bucketMs));
-  return minima(samples, from, sampleT, readerOf(field), bucketMs, now, maxBuckets);
+  return minima(window.column('t'), window.column(field), from, bucketMs, now, maxBuckets);
 }
 
 /**
@@ -127,7 +124,7 @@ export function growth(window, field, { now, windowMs, bucketMs }) {
   const rise = fit.slope * (fit.spanMs / 1000);
   const recent = base.length >= 6 ? linearTrend(base.slice(base.length >> 1)) : null;
   // Coverage is about the history we have, so it is measured on raw samples, not on bucket minima.
-  const spanMs = rawSpan(window.samples, field, now - windowMs, now);
+  const spanMs = rawSpan(window, field, now - windowMs, now);
   return {
     perSec: fit.slope,
     r2: fit.r2,
@@ -142,13 +139,15 @@ export function growth(window, field, { now, windowMs, bucketMs }) {
   };
 }
 
-// Time between the oldest and newest non-null value of field within [since, until].
-function rawSpan(samples, field, since, until) {
-  let i = firstIndexSince(samples, since);
-  let j = samples.length - 1;
-  while (j >= i && (samples[j].t > until || samples[j][field] === null || samples[j][field] === undefined)) j--;
-  while (i < j && (samples[i][field] === null || samples[i][field] === undefined)) i++;
-  return j > i ? samples[j].t - samples[i].t : 0;
+// Time between the oldest and newest value of field within [since, until].
+function rawSpan(window, field, since, until) {
+  const ts = window.column('t');
+  const values = window.column(field);
+  let i = window.indexSince(since);
+  let j = ts.length - 1;
+  while (j >= i && (ts[j] > until || Number.isNaN(values[j]))) j--;
+  while (i < j && Number.isNaN(values[i])) i++;
+  return j > i ? ts[j] - ts[i] : 0;
 }
 
 // Best split of pts into two flat levels, [0, s) and [s, k): O(k) with running sums.

@@ -7,6 +7,7 @@
 import { EVENTS, REASONS } from '../../constants.js';
 import { SeriesRing, bucketMax } from './series-ring.js';
 import { memoryOf } from '../../sample/memory-of.js';
+import { readerOf } from '../../sample/field-reader.js';
 
 // Each series kept: its name in the history (`nodesup history --json`), the Sample fields it is
 // read from (src/sample/fields.js), and how, when it is not one field as it is.
@@ -18,7 +19,7 @@ export const SERIES_OF = Object.freeze([
   { name: 'children', fields: ['childrenRss'] },
   { name: 'gcSharePoll', fields: ['gcMs', 't', 'pid'], read: (s, prev, pid) => gcSharePoll(s, prev, pid) },
   { name: 'delayP99', fields: ['delayP99'] },
-].map((x) => Object.freeze({ read: (s) => s[x.fields[0]], ...x })));
+].map((x) => Object.freeze({ read: readerOf(x.fields[0]), ...x })));
 export const SERIES = Object.freeze(SERIES_OF.map((x) => x.name));
 export const FINE_SPAN_MS = 30 * 60_000;
 export const COARSE_MS = 30_000;

@@ -31,3 +31,20 @@ test('SampleWindow: since and rateOf find the window\'s start by bisection, as a
     t.is(w.rateOf('gcMs', since), want, `rateOf since ${since}`);
   }
 });
+
+test('SampleWindow: a column stays index for index with the samples through drops by age and by count, NaN where a sample has no value, whenever it was first asked for', (t) => {
+  const w = new SampleWindow({ maxAgeMs: 40_000, maxSamples: 25 });
+  const values = (win, field) => win.samples.map((s) => (s[field] == null ? NaN : s[field]));
+  let early = null;
+  for (let i = 0; i < 200; i++) {
+    // uneven gaps: some pushes drop one sample by count, some several by age
+    const gap = [1000, 1000, 9000, 500][i % 4];
+    w.push({ t: (w.last()?.t ?? 0) + gap, heapFloor: i % 7 === 0 ? null : i * 10, external: i % 5 === 0 ? undefined : -i });
+    if (i === 3) early = w.column('heapFloor');
+    if (i === 120) t.deepEqual(w.column('external'), values(w, 'external'), 'asked late: built from the window as it is');
+    t.deepEqual(w.column('heapFloor'), values(w, 'heapFloor'), `after push ${i}`);
+    t.deepEqual(w.column('t'), w.samples.map((s) => s.t));
+  }
+  t.is(early, w.column('heapFloor'), 'one column per field, kept up to date rather than rebuilt');
+  t.deepEqual(w.column('external'), values(w, 'external'));
+});
