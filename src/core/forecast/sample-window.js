@@ -90,15 +90,14 @@ export class SampleWindow {
 
   /** Change per ms of a cumulative field (gcMs, requests) since `since`, or null when unknown. */
   rateOf(field, since) {
-    const values = this.column(field);
-    const n = values.length;
-    let first = -1;
-    for (let i = this.indexSince(since); i < n; i++) if (!Number.isNaN(values[i])) { first = i; break; }
-    if (first < 0 || Number.isNaN(values[n - 1])) return null;
+    // The first value is found in a sample or two: no column is kept for it.
     const s = this.samples;
-    const dt = s[n - 1].t - s[first].t;
-    const dv = values[n - 1] - values[first];
-    return dt <= 0 || dv < 0 ? null : dv / dt;
+    const read = readerOf(field);
+    let first = null;
+    for (let i = this.indexSince(since); i < s.length; i++) if (read(s[i]) != null) { first = s[i]; break; }
+    const last = this.last();
+    if (!first || !last || read(last) == null || last.t <= first.t || read(last) < read(first)) return null;
+    return (read(last) - read(first)) / (last.t - first.t);
   }
 
   /** Time span covered, ms (0 with fewer than two samples). */
