@@ -75,7 +75,7 @@ test('pollOnce with a worker that exited during the tick: no throw, a null sampl
   const handles = [live.pid, gone].map((pid) => ({ pid, tree: [], probe: { polls: 0, pssBase: null }, window: { samples: [], push(s) { this.samples.push(s); } } }));
   // The agent never answers: one handle because it is gone, the other because it has no agent.
   class SilentPool extends WorkerRecords {
-    async request() { return null; }
+    async requestEach(hs) { return hs.map(() => null); }
   }
   const pool = new SilentPool();
   const samples = await pollOnce(pool, handles, { timeoutMs: 200, now: () => 42 });

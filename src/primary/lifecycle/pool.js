@@ -102,7 +102,7 @@ export class Pool extends WorkerRecords {
       worker.on('exit', (code, signal) => {
         rec.exitStatus = { code, signal };
         rec.exitedAt = this.now();
-        for (const p of rec.pending.values()) { clearTimeout(p.timer); p.resolve(null); }
+        for (const resolve of rec.pending.values()) resolve(null);
         rec.pending.clear();
         const wasCurrent = this.remove(rec); // * -> EXITED
         this.#started.get(rec)?.(false);
@@ -119,12 +119,11 @@ export class Pool extends WorkerRecords {
     worker.process.on('internalMessage', (msg) => {
       if (!isOurs(msg)) return;
       if (msg.kind === KIND.REPLY) {
-        const p = rec.pending.get(msg.id);
-        if (!p) return;
+        const resolve = rec.pending.get(msg.id);
+        if (!resolve) return;
         rec.pending.delete(msg.id);
-        clearTimeout(p.timer);
         this.noteReply(rec, this.now());
-        p.resolve(msg.ok ? msg.result : null);
+        resolve(msg.ok ? msg.result : null);
       } else if (msg.kind === KIND.HELLO) {
         const { cmd, v, kind, ...facts } = msg;
         this.noteHello(rec, facts, this.now());
@@ -179,19 +178,48 @@ export class Pool extends WorkerRecords {
 
   /** Ask rec's agent something; resolves with the result, or null on timeout, error or exit. */
   request(rec, kind, fields, timeoutMs) {
-    if (rec.helloAt === null || !rec.worker.isConnected()) return Promise.resolve(null);
-    const id = ++this.seq;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => { rec.pending.delete(id); resolve(null); }, timeoutMs);
-      rec.pending.set(id, { resolve, timer });
+    return this.requestEach([rec], kind, () => fields, timeoutMs).then((results) => results[0]);
+  }
+
+  /**
+   * Ask each of recs' agents at once (`fieldsOf(i)`: what to send the i-th), under one timer:
+   * resolves with each one's result in order, null for each that timed out, failed or exited. A
+   * tick asks a group of workers together; a timer each was one set and cleared for every worker
+   * every poll.
+   * @returns {Promise<any[]>}
+   */
+  requestEach(recs, kind, fieldsOf, timeoutMs) {
+    let open = recs.length;
+    let timer = null;
+    /** @type {[any, number][]} */
+    const asked = [];
+    const results = Promise.all(recs.map((rec, i) => new Promise((resolve) => {
+      const done = (result) => {
+        if (--open === 0 && timer !== null) clearTimeout(timer);
+        resolve(result);
+      };
+      if (rec.helloAt === null || !rec.worker.isConnected()) return done(null);
+      const id = ++this.seq;
+      rec.pending.set(id, done);
+      asked.push([rec, id]);
       try {
-        rec.worker.process.send(message(kind, { id, ...fields }));
+        rec.worker.process.send(message(kind, { id, ...fieldsOf(i) }));
       } catch {
-        clearTimeout(timer);
         rec.pending.delete(id);
-        resolve(null);
+        done(null);
       }
-    });
+    })));
+    if (open > 0) {
+      timer = setTimeout(() => {
+        for (const [rec, id] of asked) {
+          const resolve = rec.pending.get(id);
+          if (!resolve) continue;
+          rec.pending.delete(id);
+          resolve(null);
+        }
+      }, timeoutMs);
+    }
+    return results;
   }
 
   /**

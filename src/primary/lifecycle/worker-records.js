@@ -27,6 +27,7 @@ import { transition } from '../../core/worker-state.js';
  * @property {boolean} fromReload  started by a reload: the new code the slot's history does not know
  * @property {string} stderrTail
  * @property {{polls:number, pssBase:object|null}} probe  the poller's memory of this worker
+ * @property {Map<number, (result: any) => void>} pending  requests to its agent awaiting a reply, by id
  * @property {Promise<{code:number|null, signal:string|null}>} exited
  */
 

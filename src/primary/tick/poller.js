@@ -26,7 +26,7 @@ export async function pollOnce(pool, handles, { timeoutMs, now }) {
     pool.notePoll(rec);
     return isFullRead(rec.probe);
   });
-  const stats = await Promise.all(handles.map((rec, i) => pool.request(rec, KIND.STATS, full[i] ? { full: true } : {}, timeoutMs)));
+  const stats = await pool.requestEach(handles, KIND.STATS, (i) => (full[i] ? { full: true } : {}), timeoutMs);
   const t = now();
   return handles.map((rec, i) => {
     const proc = readTree(pool, rec, full[i], stats[i]);

@@ -32,6 +32,10 @@ class ScriptedPool extends WorkerRecords {
     const heap = this.heap(h.slot, this.now());
     return { heapUsed: heap, heapTotal: 300 * MiB, external: MiB, heapFloor: heap };
   }
+
+  requestEach(hs, kind, fieldsOf) {
+    return Promise.all(hs.map((h, i) => this.request(h, kind, fieldsOf(i))));
+  }
 }
 
 function fakeWorld({ workers = 2, heap = () => 50 * MiB, config = CONFIG, readyAgoMs = 119_000 } = {}) {
