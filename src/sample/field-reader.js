@@ -2,6 +2,9 @@
 
 const readers = new Map();
 
+/** True for a field name that can be written as `s.name` in generated code. */
+export const isFieldName = (name) => /^[A-Za-z_$][\w$]*$/.test(name);
+
 /**
  * A function reading one field of a sample. A loop reading `s[field]` with a name that changes
  * from call to call is a megamorphic keyed load in V8; a reader per name is a named load its own
@@ -13,7 +16,7 @@ export function readerOf(field) {
   let read = readers.get(field);
   if (!read) {
     // eslint-disable-next-line no-new-func -- a field name of the Sample, checked to be an identifier
-    read = /^[A-Za-z_$][\w$]*$/.test(field) ? new Function('s', `return s.${field};`) : (s) => s[field];
+    read = isFieldName(field) ? new Function('s', `return s.${field};`) : (s) => s[field];
     readers.set(field, read);
   }
   return read;

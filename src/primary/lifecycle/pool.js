@@ -191,7 +191,7 @@ export class Pool extends WorkerRecords {
   requestEach(recs, kind, fieldsOf, timeoutMs) {
     let open = recs.length;
     let timer = null;
-    /** @type {[any, number][]} */
+    /** @type {[WorkerRecord, number][]} */
     const asked = [];
     const results = Promise.all(recs.map((rec, i) => new Promise((resolve) => {
       const done = (result) => {

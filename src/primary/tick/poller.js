@@ -12,6 +12,7 @@ import { readMemory, readRss, countFds } from '../../proc/memory.js';
 import { descendantsOf } from '../../proc/descendants.js';
 import { rememberTree } from '../lifecycle/kill-tree.js';
 import { FIELDS, SOURCE, CADENCE } from '../../sample/fields.js';
+import { isFieldName } from '../../sample/field-reader.js';
 
 /** @typedef {import('../../sample/fields.js').Sample} Sample */
 
@@ -166,7 +167,7 @@ export function buildSample(t, pid, proc, stats, facts = null) {
 const assemble = new Function('FILL', 'agentValue', 'FIELDS', `return function assemble(c, stats, facts) {
   return {
     ${FIELDS.map((f, i) => {
-    if (!/^[A-Za-z_$][\w$]*$/.test(f.name)) throw new Error(`sample field ${f.name}: not an identifier`);
+    if (!isFieldName(f.name)) throw new Error(`sample field ${f.name}: not an identifier`);
     return `${f.name}: ${f.source !== SOURCE.AGENT ? `FILL.${f.name}(c)` : `agentValue(FIELDS[${i}], stats, facts)`},`;
   }).join('\n    ')}
   };
