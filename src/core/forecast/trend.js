@@ -10,21 +10,51 @@ const pointV = (p) => p[1];
 /** Least-squares line through [t_ms, value] points: slope in units per second; null if it cannot be fitted. */
 export function linearTrend(points) {
   const n = points.length;
-  if (n < 3) return null;
-  const spanMs = points[n - 1][0] - points[0][0];
-  if (!(spanMs > 0)) return null;
+  const ts = new Array(n);
+  const vs = new Array(n);
+  for (let i = 0; i < n; i++) { ts[i] = points[i][0]; vs[i] = points[i][1]; }
+  return lineFit(ts, vs, 0);
+}
+
+/**
+ * linearTrend of one Sample field over the samples with t >= since, read from the window's columns:
+ * the same line, without a [t, value] pair made per sample (the minute's RSS trend is fitted for
+ * every worker on every tick).
+ * @param {SampleWindow} window
+ */
+export function trendSince(window, field, since) {
+  return lineFit(window.column('t'), window.column(field), window.indexSince(since));
+}
+
+// The least-squares line through (ts[i], vs[i]) for i >= from, NaN values skipped.
+function lineFit(ts, vs, from) {
+  let n = 0;
+  let first = -1;
+  let last = -1;
   let st = 0;
   let sv = 0;
-  for (let i = 0; i < n; i++) { st += points[i][0]; sv += points[i][1]; }
+  for (let i = from; i < ts.length; i++) {
+    const v = vs[i];
+    if (Number.isNaN(v)) continue;
+    if (first < 0) first = i;
+    last = i;
+    n++;
+    st += ts[i]; sv += v;
+  }
+  if (n < 3) return null;
+  const spanMs = ts[last] - ts[first];
+  if (!(spanMs > 0)) return null;
   const mt = st / n;
   const mv = sv / n;
   // Centre t first: epoch milliseconds squared lose every digit a 30 s window needs.
   let stt = 0;
   let stv = 0;
   let svv = 0;
-  for (let i = 0; i < n; i++) {
-    const dt = points[i][0] - mt;
-    const dv = points[i][1] - mv;
+  for (let i = first; i <= last; i++) {
+    const v = vs[i];
+    if (Number.isNaN(v)) continue;
+    const dt = ts[i] - mt;
+    const dv = v - mv;
     stt += dt * dt; stv += dt * dv; svv += dv * dv;
   }
   if (!(stt > 0)) return null;

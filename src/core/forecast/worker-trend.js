@@ -2,7 +2,7 @@
 // post-GC heap over the last minute, the time to the rss limit, and the GC share. Pure: the view
 // code, the decision and inspect read the same numbers.
 import { heapField, detectStep } from '../leak/leak-detector.js';
-import { growth, linearTrend, projectTimeToLimit } from './trend.js';
+import { growth, trendSince, projectTimeToLimit } from './trend.js';
 import { memoryOf } from './memory-of.js';
 
 /** How far back the trend and the GC share look. */
@@ -17,7 +17,7 @@ export function workerTrend(w, config, now) {
   // From readiness on, and only over enough time: three samples in a worker's first second
   // extrapolate to nonsense like "+1.4 GiB/min".
   const since = Math.max(now - TREND_WINDOW_MS, w.readyAt ?? w.startedAt);
-  const fit = linearTrend(w.window.series('treeRss', since));
+  const fit = trendSince(w.window, 'treeRss', since);
   const rss = fit && fit.spanMs >= Math.max(10_000, 5 * config.pollInterval) ? fit : null;
   const heap = growth(w.window, heapField(w.window.samples), { now, windowMs: TREND_WINDOW_MS, bucketMs: Math.max(2 * config.pollInterval, 5000) });
   const last = w.window.last();
@@ -33,9 +33,6 @@ export function workerTrend(w, config, now) {
 export function gcShareLastMinute(window, now) {
   return window.rateOf('gcMs', now - TREND_WINDOW_MS);
 }
-
-/** @deprecated the same as gcShareLastMinute, which says over what; kept until its callers move. */
-
 
 /** How hot the scavenger runs over the last minute: scavenges a second and their share of wall time (docs/incidents.md, incident 1). */
 export function scavenger(window, now) {
@@ -63,11 +60,9 @@ const NATIVE_TREND = { windowMs: 120_000, minSpanMs: 60_000, minPoints: 5, perMi
 
 /** true: native memory rises steadily; false: it is flat; null: too little or too noisy to say. */
 export function nativeRising(window, now) {
-  const points = window.series('native', now - NATIVE_TREND.windowMs);
-  if (points.length < NATIVE_TREND.minPoints || points.at(-1)[0] - points[0][0] < NATIVE_TREND.minSpanMs) return null;
-  const fit = linearTrend(points);
-  if (!fit) return null;
-  const perMin = fit.slope * 60; // linearTrend gives bytes per second
+  const fit = trendSince(window, 'native', now - NATIVE_TREND.windowMs);
+  if (!fit || fit.n < NATIVE_TREND.minPoints || fit.spanMs < NATIVE_TREND.minSpanMs) return null;
+  const perMin = fit.slope * 60; // the fit's slope is bytes per second
   if (Math.abs(perMin) < NATIVE_TREND.perMin) return false;
   return perMin > 0 && fit.r2 >= NATIVE_TREND.r2 ? true : null;
 }

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { SampleWindow } from '../../../src/core/forecast/sample-window.js';
-import { linearTrend, baselineSeries, growth, levelShift, projectTimeToLimit, windowBaseline } from '../../../src/core/forecast/trend.js';
+import { linearTrend, trendSince, baselineSeries, growth, levelShift, projectTimeToLimit, windowBaseline } from '../../../src/core/forecast/trend.js';
 import { makeSeries } from '../../fixtures/series/generate.js';
 
 const MiB = 1024 * 1024;
@@ -51,6 +51,22 @@ for (const [name, points] of [
 ]) {
   test(`linearTrend: ${name} → null`, (t) => t.is(linearTrend(points), null));
 }
+
+test('trendSince: the line linearTrend fits through the window\'s [t, value] series, read from its columns (nulls, undefined and drops)', (t) => {
+  const w = new SampleWindow({ maxAgeMs: 90_000, maxSamples: 80 });
+  const t0 = 1.7e12;
+  for (let i = 0; i < 300; i++) {
+    const gap = [1000, 1000, 3000, 250][i % 4];
+    const v = 50e6 + i * 4096 + ((i * 7919) % 13) * 65536;
+    w.push({ t: (w.last()?.t ?? t0) + gap, treeRss: i % 9 === 0 ? null : v, native: i % 4 === 1 ? undefined : v / 3 });
+    if (i % 10) continue;
+    for (const field of ['treeRss', 'native']) {
+      for (const since of [-Infinity, w.last().t - 60_000, w.last().t - 2000, w.last().t + 1]) {
+        t.deepEqual(trendSince(w, field, since), linearTrend(w.series(field, since)), `${field} after push ${i}, since ${since}`);
+      }
+    }
+  }
+});
 
 test('baselineSeries: keeps the minimum of each bucket, counted back from the newest point', (t) => {
   // A sawtooth 20 → 80 over 4 s on top of a baseline that rises 1 per second.
