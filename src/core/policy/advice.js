@@ -46,6 +46,46 @@ function gcCause({ gcFlags, heapUsed, heapLimit }, newSpace, scavengerHot) {
 }
 
 /**
+ * What advise() reads of a worker: its newest sample's fields that advice is about, the GC rates of
+ * its last minute, and whether its native memory rises, asked only when a native gap is large (a
+ * fit over two minutes of samples). The fields are copied, never the whole sample and never by
+ * making the sample a prototype: a sample stays in its window for minutes and is read by every
+ * trend fit, and V8 gives an object that served as a prototype a hidden class of its own, which
+ * makes each of those reads slow. A field advise() reads must be copied here
+ * (test/core/policy/advice.test.js holds advise() to this view's fields).
+ */
+export class AdviceView {
+  #rising;
+  /**
+   * @param {import('../../types.js').Sample} s
+   * @param {{gcShareLastMinute:number|null, scavengesPerSec:number|null, minorGcShare:number|null}} gc
+   * @param {() => boolean|null|undefined} rising
+   */
+  constructor(s, gc, rising) {
+    this.rss = s.rss;
+    this.heapUsed = s.heapUsed;
+    this.heapTotal = s.heapTotal;
+    this.heapLimit = s.heapLimit;
+    this.external = s.external;
+    this.native = s.native;
+    this.newSpace = s.newSpace;
+    this.delayP99 = s.delayP99;
+    this.cpuWaitShare = s.cpuWaitShare;
+    this.gcFlags = s.gcFlags;
+    this.fds = s.fds;
+    this.handles = s.handles;
+    this.gcShareLastMinute = gc.gcShareLastMinute;
+    this.scavengesPerSec = gc.scavengesPerSec;
+    this.minorGcShare = gc.minorGcShare;
+    this.#rising = rising;
+  }
+
+  get nativeRising() {
+    return this.#rising();
+  }
+}
+
+/**
  * @typedef {object} AdviceContext
  * @property {import('../../types.js').Limits|null} [limits]
  * @property {number|null} [cgroupLimit]   bytes

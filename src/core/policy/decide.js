@@ -5,7 +5,7 @@
 import { ADVICE, EVENTS, LEAK_KINDS, MEMORY_REASONS, REASONS } from '../../constants.js';
 import { evaluateWorker, evaluateFleet, baselineHold, predictCrossing } from './policy.js';
 import { detectLeak } from '../leak/leak-detector.js';
-import { advise } from './advice.js';
+import { advise, AdviceView } from './advice.js';
 import { workerTrend, gcShareLastMinute, scavenger, nativeRising, stepOf } from '../forecast/worker-trend.js';
 import { overcommit } from './fit.js';
 import { confirmStep, confirmedLeak, pointsRefute, CONFIRM, SUSPECT_LEAD_MS } from '../leak/heap-confirm.js';
@@ -144,27 +144,10 @@ function judge(w, prev, now, ctx, advised) {
 
 // Advice is a few comparisons on the newest sample with the GC rates on top. Native memory's trend
 // is fitted only when advice asks (a worker with a large native gap), and not once that advice was
-// said (once per run). The sample is copied, never made the prototype of a view: V8 gives an
-// object that served as a prototype a hidden class of its own, and every later read of that
-// sample, which stays in the window for minutes and is read by each trend fit, is then a slow
-// lookup (about twice as slow over a window whose samples were each the newest once).
+// said (once per run).
 function adviceOf(w, last, gc, now, ctx, advised) {
   const rising = () => (advised.includes(ADVICE.NATIVE_GAP) ? undefined : nativeRising(w.window, now));
   return advise(new AdviceView(last, gc, rising), { limits: ctx.config.limits, cgroupLimit: ctx.cgroupLimit });
-}
-
-// A class rather than a literal with a getter: its instances share one hidden class, and copying
-// into it is several times cheaper than a spread into an object literal that also holds a getter.
-class AdviceView {
-  #rising;
-  constructor(sample, gc, rising) {
-    Object.assign(this, sample, gc);
-    this.#rising = rising;
-  }
-
-  get nativeRising() {
-    return this.#rising();
-  }
 }
 
 // The recycle's step 2 (docs/architecture.md): a memory verdict first tries a full GC, at most once a gcMinIntervalMs per

@@ -1,7 +1,7 @@
 import test from 'ava';
 // The core gives each piece of advice as a code and its facts; report/advice-words.js says it.
 // Both are tested here, on the same tables: what a person reads is what these facts mean.
-import { advise, ADVICE } from '../../../src/core/policy/advice.js';
+import { advise, ADVICE, AdviceView } from '../../../src/core/policy/advice.js';
 import { adviceText } from '../../../src/report/advice-words.js';
 
 const MiB = 1024 * 1024;
@@ -22,7 +22,7 @@ test('a healthy worker gets no advice', (t) => {
   t.deepEqual(advise(HEALTHY, CTX), []);
 });
 
-for (const [name, patch, ctx, code, mentions] of [
+const ADVISED = [
   // incident 2 (docs/incidents.md): 665 MiB RSS over a 129 MiB heap
   ['native-gap', { rss: 665 * MiB, heapTotal: 129 * MiB, external: 24 * MiB, native: 512 * MiB }, {}, ADVICE.NATIVE_GAP, ['5.2×', '512 MiB', 'MALLOC_ARENA_MAX=2']],
   ['native-gap without a native field', { rss: 665 * MiB, heapTotal: 129 * MiB, external: 24 * MiB, native: null }, {}, ADVICE.NATIVE_GAP, ['512 MiB']],
@@ -53,7 +53,8 @@ for (const [name, patch, ctx, code, mentions] of [
   // incident 5: a transport holding hundreds of sockets
   ['fd-growth', { fds: 1200 }, {}, ADVICE.FD_GROWTH, ['1200']],
   ['handles', { handles: 5000 }, {}, ADVICE.HANDLES, ['5000']],
-]) {
+];
+for (const [name, patch, ctx, code, mentions] of ADVISED) {
   test(`advice: ${name}`, (t) => {
     const lines = advise({ ...HEALTHY, ...patch }, { ...CTX, ...ctx });
     const line = lines.find((l) => l.code === code);
@@ -124,4 +125,22 @@ test('native-gap: the trend (a fit over two minutes) is read only for a worker w
   const out = advise(withTrend({ rss: 665 * MiB, heapTotal: 129 * MiB, native: 512 * MiB }));
   t.is(reads, 1);
   t.like(out.find((a) => a.code === ADVICE.NATIVE_GAP), { rising: false });
+});
+
+// The decide step hands advise() an AdviceView, which copies only some of the sample's fields: a
+// field advise() reads that the view does not copy would read as unknown there, and its advice
+// would never be given on a running primary.
+test('advise() reads nothing of a worker that AdviceView does not carry, and says the same through it', (t) => {
+  const GC = ['gcShareLastMinute', 'scavengesPerSec', 'minorGcShare'];
+  for (const [name, patch, ctx] of ADVISED) {
+    const sample = { ...HEALTHY, ...patch };
+    const gc = Object.fromEntries(GC.map((k) => [k, sample[k] ?? null]));
+    const view = new AdviceView(sample, gc, () => sample.nativeRising ?? false);
+    const carried = new Set([...Object.keys(view), 'nativeRising']);
+    const read = new Set();
+    const watched = new Proxy(sample, { get(target, key) { read.add(key); return target[key]; } });
+    advise(watched, { ...CTX, ...ctx });
+    for (const key of read) t.true(carried.has(key), `${name}: advise() reads ${String(key)}, which AdviceView does not carry`);
+    t.deepEqual(advise(view, { ...CTX, ...ctx }), advise({ ...sample, nativeRising: sample.nativeRising ?? false }, { ...CTX, ...ctx }), name);
+  }
 });
