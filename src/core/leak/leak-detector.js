@@ -204,6 +204,11 @@ export function detectStep(window, { now, windowMs, bucketMs = windowMs / T.buck
   const found = {};
   const parts = partsOf(window.samples);
   for (const field of [tf, ...parts.map(([, f]) => f)]) {
+    // The two levels are means of some of the field's values in the window, so a step is never
+    // wider than their spread: a worker whose memory held within minBytes (nearly every worker, on
+    // nearly every look) is passed over without its bucket minima and their fits. The byte of
+    // margin covers the fits' rounding.
+    if (spreadSince(window, field, now - windowMs) < minBytes - 1) continue;
     const fit = levelShift(windowBaseline(window, field, { now, windowMs, bucketMs }), STEP_THRESHOLDS.stay);
     if (!fit) continue;
     const stepBytes = fit.after - fit.before;
@@ -218,6 +223,19 @@ export function detectStep(window, { now, windowMs, bucketMs = windowMs / T.buck
   const whole = found[tf] ?? null;
   if (whole && part && part.stepBytes >= T.attribute * whole.stepBytes) return part;
   return whole ?? part;
+}
+
+// Largest minus smallest value of field among the samples with t >= since (-Infinity: none).
+function spreadSince(window, field, since) {
+  const values = window.column(field);
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = window.indexSince(since); i < values.length; i++) {
+    const v = values[i];
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  return hi - lo;
 }
 
 // When the level changed: the first raw sample after the last one still below the midpoint.
