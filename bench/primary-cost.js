@@ -32,8 +32,10 @@
 // every minute. The host's load falls on all three at once, and the minutes show what a leg
 // measured in the first minute cannot: how the primary's cost grows as the workers' sample history
 // fills (10 minutes by default). Ratios per minute, and their 95 % interval over the minutes from
-// the history's filling on. Section primary-cost-together.
-//   node bench/primary-cost.js --floor --old DIR --together 780 --counts 128 [--write]
+// the history's filling on. Section primary-cost-together. With --metrics the primaries run with
+// metrics on, as by default, and each is scraped every 15 s, as Prometheus would (the floor serves
+// none): what a primary costs as users run it.
+//   node bench/primary-cost.js --floor --old DIR --together 780 --counts 128 [--metrics] [--write]
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -54,7 +56,8 @@ const opts = benchArgs({
   counts: { type: 'string' }, window: { type: 'string' }, settle: { type: 'string' }, soak: { type: 'string' },
   'soak-workers': { type: 'string', default: '8' }, 'poll-interval': { type: 'string', default: '1s' },
   old: { type: 'string' }, pairs: { type: 'string' }, floor: { type: 'boolean', default: false }, together: { type: 'string' },
-}, `node bench/primary-cost.js [--quick] [--write] [--counts 8,32,128] [--window S] [--settle S] [--old DIR [--pairs N]] [--floor] | --soak S [--soak-workers 8]\n  ${OLD_USAGE}`);
+  metrics: { type: 'boolean', default: false },
+}, `node bench/primary-cost.js [--quick] [--write] [--counts 8,32,128] [--window S] [--settle S] [--old DIR [--pairs N]] [--floor] [--together S [--metrics]] | --soak S [--soak-workers 8]\n  ${OLD_USAGE}`);
 if ((opts.old || opts.floor) && opts.soak) { process.stderr.write('--old or --floor, and --soak: one or the other\n'); process.exit(2); }
 const OLD = opts.old ? oldTree(opts.old) : null;
 const PAIRS = Number(opts.pairs ?? (opts.quick ? 2 : 5));
@@ -310,6 +313,8 @@ async function versusFloor() {
   publish(opts, 'primary-cost-vs-floor', `The primary's own cost against the IPC floor${OLD ? `, old (${OLD.commit}) and new` : ''}`, body);
 }
 
+const SCRAPE_MS = 15_000;
+
 async function together(seconds) {
   const n = COUNTS[0];
   const kinds = OLD ? ['old', 'new', 'floor'] : ['new', 'floor'];
@@ -317,6 +322,7 @@ async function together(seconds) {
   // One after another up to ready (128 workers starting at once on a small host take minutes each),
   // then all measured over the same minutes.
   const legs = {};
+  let scraper = null;
   try {
     for (const kind of kinds) {
       if (kind === 'floor') {
@@ -324,11 +330,15 @@ async function together(seconds) {
         await run.waitFor((e) => e.event === 'floor.ready', { timeout: 15 * 60_000, what: 'floor.ready' });
         legs.floor = { run, pid: run.pid };
       } else {
-        legs[kind] = await startIdle(n, { root: kind === 'old' ? OLD.root : ROOT });
+        const metricsPort = opts.metrics ? await freePort() : null;
+        legs[kind] = { ...await startIdle(n, { root: kind === 'old' ? OLD.root : ROOT, metricsPort }), metricsPort };
       }
       legs[kind].readyAt = Date.now();
       process.stderr.write(`${kind}: ${n} ready\n`);
     }
+    scraper = opts.metrics ? setInterval(() => {
+      for (const k of kinds) if (legs[k].metricsPort) scrape(legs[k].metricsPort).catch(() => {});
+    }, SCRAPE_MS) : null;
     const minutes = [];
     for (let m = 0; m < Math.floor(seconds / 60); m++) {
       const meters = Object.fromEntries(kinds.map((k) => [k, cpuMeter(legs[k].pid)]));
@@ -345,7 +355,7 @@ async function together(seconds) {
     const over = (rows, a, b) => ratioCi(rows.map((r) => r[b]), rows.map((r) => r[a]));
     const pairs = OLD ? [['new', 'floor'], ['old', 'floor'], ['new', 'old']] : [['new', 'floor']];
     const body = [
-      `${n} idle workers (\`bench/apps/idle.js\`) under this checkout's primary${OLD ? ` and ${n} under the old checkout's (${OLD.commit})` : ''}, pollInterval ${opts['poll-interval']}, metrics off, and the IPC floor (\`bench/lib/ipc-floor-parent.js\`: ${n} children answering a ${JSON.stringify(FLOOR_REPLY).length}-byte reply, asked in groups of at most 16 over the poll interval), all running at the same time; each started once the one before was ready (${kinds.join(', ')}). Every minute, each process's CPU over that minute (utime+stime from /proc/<pid>/stat, % of one core). History: how long the last primary's workers had been ready at the minute's end; each worker keeps ${HISTORY_S / 60} minutes of samples, which the decision reads every second.`,
+      `${n} idle workers (\`bench/apps/idle.js\`) under this checkout's primary${OLD ? ` and ${n} under the old checkout's (${OLD.commit})` : ''}, pollInterval ${opts['poll-interval']}, ${opts.metrics ? `metrics on and \`/metrics\` scraped every ${SCRAPE_MS / 1000} s` : 'metrics off'}, and the IPC floor (\`bench/lib/ipc-floor-parent.js\`: ${n} children answering a ${JSON.stringify(FLOOR_REPLY).length}-byte reply, asked in groups of at most 16 over the poll interval), all running at the same time; each started once the one before was ready (${kinds.join(', ')}). Every minute, each process's CPU over that minute (utime+stime from /proc/<pid>/stat, % of one core). History: how long the last primary's workers had been ready at the minute's end; each worker keeps ${HISTORY_S / 60} minutes of samples, which the decision reads every second.`,
       '',
       table(['minute', 'history s', ...kinds.map((k) => `${k} CPU, % of a core`), ...pairs.map(([a, b]) => `${a} ÷ ${b}`), 'host load (1 min)'],
         minutes.map((r) => [r.minute, r.historySec, ...kinds.map((k) => fx(r[k], 2)), ...pairs.map(([a, b]) => fx(r[a] / r[b], 2)), fx(r.load, 1)])),
@@ -358,6 +368,7 @@ async function together(seconds) {
     ].join('\n');
     publish(opts, 'primary-cost-together', `The primary's cost as the history fills: ${OLD ? 'old, new' : 'new'} and the IPC floor at the same time`, body);
   } finally {
+    clearInterval(scraper);
     for (const k of kinds) await legs[k]?.run.stop(120_000);
   }
 }

@@ -76,6 +76,9 @@ test('GET /metrics: per-slot series labelled by slot, null values omitted, exite
   t.deepEqual(series(body, 'nodesup_cgroup_memory_limit_bytes'), [], 'no cgroup limit → no series, not 0');
   t.is(value(body, 'nodesup_info{name="api"}'), 1);
   t.true(series(body, 'nodesup_primary_process_resident_memory_bytes').length === 1, "the primary's own process metrics");
+  for (const stat of ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99']) {
+    t.is(series(body, `nodesup_primary_nodejs_eventloop_lag_${stat}_seconds`).length, 1, `prom-client's eventloop lag ${stat}, under its name`);
+  }
   t.is(value(body, 'nodesup_restarts_total{slot="2"}'), 0, 'restart series exist before the first restart');
   t.is(value(body, 'nodesup_recycles_total{reason="leak",forced="true"}'), 0, 'recycle series exist before the first recycle');
 });
