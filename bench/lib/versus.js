@@ -43,7 +43,11 @@ export const ciText = ([m, lo, hi], digits = 3) => `${fx(m, digits)} (${fx(lo, d
  */
 export function verdict({ ratios, ci: [, lo, hi] }, { better, at = 1 }) {
   if (ratios.length < 2) return 'no verdict (an interval needs at least 2 pairs)';
-  if (better === 'higher') return hi >= at ? `not slower (the interval reaches ${at})` : `slower (the whole interval is below ${at})`;
+  if (better === 'higher') {
+    if (lo > at) return `faster (the whole interval is above ${at})`;
+    return hi >= at ? `not slower (the interval reaches ${at})` : `slower (the whole interval is below ${at})`;
+  }
+  if (hi < at) return `lower (the whole interval is below ${at})`;
   return lo <= at ? `not higher (the interval reaches ${at})` : `higher (the whole interval is above ${at})`;
 }
 
