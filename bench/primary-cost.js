@@ -362,7 +362,9 @@ async function together(seconds) {
       '',
       full.length >= 2
         ? `**From the history's filling on (${full.length} minutes): ${pairs.map(([a, b]) => `${a} ÷ ${b} ${ciText(over(full, a, b).ci, 2)}`).join(', ')} (the mean of the minutes' ratios, 95 % interval over the minutes).**`
-        : `Fewer than 2 minutes with a full history (run ≥ ${HISTORY_S + 60} s for an interval over them).`,
+        : minutes.length >= 3
+          ? `**From minute 2 on (${minutes.length - 1} minutes, the history not full yet: run ≥ ${HISTORY_S + 60} s for a full one): ${pairs.map(([a, b]) => `${a} ÷ ${b} ${ciText(over(minutes.slice(1), a, b).ci, 2)}`).join(', ')} (the mean of the minutes' ratios, 95 % interval over the minutes).**`
+          : `Fewer than 2 minutes with a full history (run ≥ ${HISTORY_S + 60} s for an interval over them).`,
       '',
       `Host load (1-minute average, ${os.cpus().length} CPUs) at the start / end of the run: ${fx(loadAtStart, 1)} / ${fx(os.loadavg()[0], 1)}.`,
     ].join('\n');
