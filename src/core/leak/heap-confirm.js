@@ -110,9 +110,10 @@ function suspected(w, now, minGrowth, pollInterval, field = null) {
   const since = Math.max(now - C.suspectMs, (w.readyAt ?? w.startedAt) + 2 * pollInterval);
   if (now - since < C.suspectMinMs) return false;
   const f = field ?? heapField(w.window.samples);
+  // The GC check first: a worker with no GC for suspectMs (most idle ones, most polls) needs no fit.
+  if (AFTER_GC.has(f) && !survivedGcs(w.window.samples, f, Math.max(now - C.gcLookbackMs, w.readyAt ?? w.startedAt), now, minGrowth)) return false;
   const g = growth(w.window, f, { now, windowMs: now - since, bucketMs: Math.max(2 * pollInterval, 5000) });
-  if (g === null || g.spanMs < C.suspectMinMs || g.perSec < C.suspect * minGrowth) return false;
-  return !AFTER_GC.has(f) || survivedGcs(w.window.samples, f, Math.max(now - C.gcLookbackMs, w.readyAt ?? w.startedAt), now, minGrowth);
+  return !(g === null || g.spanMs < C.suspectMinMs || g.perSec < C.suspect * minGrowth);
 }
 
 // The fields whose rise must show across GCs to raise a suspicion (survivedGcs). Not external
@@ -133,20 +134,27 @@ const AFTER_GC = new Set(['heapFloor']);
  * @param {number} since  the history read @param {number} now @param {number} minGrowth
  */
 export function survivedGcs(samples, field, since, now, minGrowth) {
-  let counted = false;
-  const after = [];
-  for (let i = Math.max(1, firstIndexSince(samples, since)); i < samples.length; i++) {
-    const s = samples[i];
-    const before = samples[i - 1].gcCount;
-    if (typeof s.gcCount !== 'number' || typeof before !== 'number') continue;
-    counted = true;
-    if (s.gcCount > before && typeof s[field] === 'number') after.push(s);
+  const from = Math.max(1, firstIndexSince(samples, since));
+  const counted = (i) => typeof samples[i].gcCount === 'number' && typeof samples[i - 1].gcCount === 'number';
+  const afterGc = (i) => counted(i) && samples[i].gcCount > samples[i - 1].gcCount && typeof samples[i][field] === 'number';
+  // The newest floor read after a GC, searched from the newest sample back: once a counted sample
+  // is older than suspectMs, none older can be recent enough, so an idle worker stops there.
+  let newest = -1;
+  let anyCounted = false;
+  for (let i = samples.length - 1; i >= from && newest < 0; i--) {
+    if (!counted(i)) continue;
+    anyCounted = true;
+    if (now - samples[i].t > C.suspectMs) return false;
+    if (afterGc(i)) newest = i;
   }
-  if (!counted) return true;
-  const last = after.at(-1);
-  if (!last || now - last.t > C.suspectMs) return false;
+  if (!anyCounted) return true;
+  if (newest < 0) return false;
+  const last = samples[newest];
   let low = null;
-  for (const s of after) if (s.t <= last.t - C.suspectMinMs && (low === null || s[field] < low[field])) low = s;
+  for (let i = from; i < newest; i++) {
+    const s = samples[i];
+    if (afterGc(i) && s.t <= last.t - C.suspectMinMs && (low === null || s[field] < low[field])) low = s;
+  }
   return low !== null && (last[field] - low[field]) / ((last.t - low.t) / 1000) >= C.suspect * minGrowth;
 }
 

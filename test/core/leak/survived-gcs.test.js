@@ -1,0 +1,79 @@
+import test from 'ava';
+import { survivedGcs, CONFIRM as C } from '../../../src/core/leak/heap-confirm.js';
+
+// survivedGcs as it read every sample of the lookback forward, before it searched from the newest
+// back and stopped at the first counted sample older than suspectMs: the two must agree exactly.
+function reference(samples, field, since, now, minGrowth) {
+  let first = samples.findIndex((s) => s.t >= since);
+  if (first < 0) first = samples.length;
+  let counted = false;
+  const after = [];
+  for (let i = Math.max(1, first); i < samples.length; i++) {
+    const s = samples[i];
+    const before = samples[i - 1].gcCount;
+    if (typeof s.gcCount !== 'number' || typeof before !== 'number') continue;
+    counted = true;
+    if (s.gcCount > before && typeof s[field] === 'number') after.push(s);
+  }
+  if (!counted) return true;
+  const last = after.at(-1);
+  if (!last || now - last.t > C.suspectMs) return false;
+  let low = null;
+  for (const s of after) if (s.t <= last.t - C.suspectMinMs && (low === null || s[field] < low[field])) low = s;
+  return low !== null && (last[field] - low[field]) / ((last.t - low.t) / 1000) >= C.suspect * minGrowth;
+}
+
+// A deterministic generator (mulberry32), so a failure names a case that replays.
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const MiB = 1024 * 1024;
+
+/** A worker's window: one sample a second, GCs every `gcEvery` s on average, the floor rising at `rise` B/s. */
+function windowOf(r, { n, gcEvery, rise, gaps, nulls, nans }) {
+  const samples = [];
+  let gcCount = 0;
+  for (let i = 0; i < n; i++) {
+    if (r() < 1 / gcEvery) gcCount += 1 + Math.floor(r() * 2);
+    const floor = 20 * MiB + rise * i + (r() - 0.5) * 64 * 1024;
+    samples.push({
+      t: 1_000_000 + i * 1000 + Math.floor(r() * 50),
+      gcCount: r() < gaps ? null : gcCount,
+      heapFloor: r() < nulls ? null : r() < nans ? NaN : Math.round(floor / (r() < 0.2 ? 1 : 4096)) * (r() < 0.2 ? 1 : 4096),
+    });
+  }
+  return samples;
+}
+
+test('survivedGcs gives what reading every sample forward gave, on 4000 recorded-like windows', (t) => {
+  const r = rng(27);
+  let trues = 0;
+  let cases = 0;
+  for (let k = 0; k < 4000; k++) {
+    const o = {
+      n: 1 + Math.floor(r() * 200), gcEvery: [1, 3, 10, 40, 400][Math.floor(r() * 5)],
+      rise: [0, 2000, 20_000, 200_000][Math.floor(r() * 4)],
+      gaps: [0, 0.05, 1][Math.floor(r() * 3)], nulls: [0, 0.1][Math.floor(r() * 2)], nans: [0, 0.05][Math.floor(r() * 2)],
+    };
+    const samples = windowOf(r, o);
+    const end = samples.at(-1).t;
+    const now = end + Math.floor(r() * 40_000);
+    const since = now - [C.gcLookbackMs, 60_000, 10_000][Math.floor(r() * 3)];
+    const minGrowth = [1 * MiB / 60, 10 * MiB / 60][Math.floor(r() * 2)];
+    const want = reference(samples, 'heapFloor', since, now, minGrowth);
+    const got = survivedGcs(samples, 'heapFloor', since, now, minGrowth);
+    if (got !== want) return t.fail(`case ${k} (${JSON.stringify(o)}): ${got}, reading forward gave ${want}`);
+    if (want) trues++;
+    cases++;
+  }
+  // The table must hold both answers in number, or agreeing proves little.
+  t.true(trues > 400 && cases - trues > 400, `${trues} true of ${cases}`);
+});
