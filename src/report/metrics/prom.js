@@ -48,7 +48,7 @@ function processCpu(registry, prefix) {
 
 // prom-client's eventLoopLag samples the loop every 10 ms: a timer that wakes the primary a
 // hundred times a second whatever it has to do, most of what an idle primary with a few workers
-// cost with metrics on (bench/RESULTS.md, primary-cost-together-metrics-lag, at 128). Its series,
+// cost with metrics on (bench/RESULTS.md, primary-cost-together-metrics-lag-8). Its series,
 // under the same names, come here from a 100 ms sample, as an idle worker's delay does: a stall
 // long enough to make a poll late still shows. The figures are the delay past the timer's
 // interval, as the workers' delay is reported; prom-client's include the interval itself.
