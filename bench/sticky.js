@@ -3,7 +3,8 @@
 // address so sticky spreads them over the workers as it would real clients: keep-alive connections
 // (the primary routes a connection once) and one new connection per request (it routes every
 // request, reading its first bytes): the worst case. The ratio is the mean of the pairs' ratios (each sticky
-// run against the round-robin run just before it), with its 95 % interval; and the primary's CPU.
+// run against the round-robin run just before it), with its 95 % interval; and the primary's CPU,
+// with the CPU a request of the primary and of the workers, so that a gap is placed where it is spent.
 //
 // `--old DIR`: sticky from another checkout against this one's in the same run. Each round runs
 // round-robin (this checkout), then old and new sticky in turns; reported: new ÷ old throughput
@@ -13,7 +14,7 @@
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
 import { startNodesup, freePort, cleanupAll, scratch, connLoad } from './lib/spawn.js';
-import { cpuMeter } from './lib/proc.js';
+import { cpuMeter, childrenOf } from './lib/proc.js';
 import { mean, fx, int, ci95 } from './lib/stats.js';
 import { oldTree, pairOrder, ratioCi, ciText, verdict, OLD_USAGE } from './lib/versus.js';
 import { publish, table } from './lib/results.js';
@@ -32,6 +33,13 @@ const APP = path.join(ROOT, 'bench/apps/hello.js');
 const MODES = ['round-robin', 'sticky'];
 const LOADS = ['keep-alive', 'new connection per request'];
 
+// CPU a request, µs, of the primary and of all the workers together: where a sticky request's
+// extra cost is spent, which a throughput ratio on a host whose cores are all busy cannot say.
+function perRequest(requests, primarySeconds, workerSeconds) {
+  const us = (s) => (s === null || !(requests > 0) ? null : (1e6 * s) / requests);
+  return { primaryUs: us(primarySeconds), workersUs: us(workerSeconds) };
+}
+
 /** One run of `balance` under the checkout at `root`. */
 async function oneRun(balance, root = ROOT) {
   const port = await freePort();
@@ -47,9 +55,16 @@ async function oneRun(balance, root = ROOT) {
     const out = {};
     for (const kind of LOADS) {
       const cpu = cpuMeter(start.primaryPid);
+      const workers = childrenOf(start.primaryPid).map((pid) => cpuMeter(pid));
       cpu.start();
+      for (const w of workers) w.start();
       const r = await connLoad({ url, connections: CONNECTIONS, duration: DURATION, keepAlive: kind === 'keep-alive' });
-      out[kind] = { reqPerSec: r.reqPerSec, failed: r.failed, primaryCpu: cpu.stop()?.percent ?? null };
+      const primary = cpu.stop();
+      const workerSeconds = workers.map((w) => w.stop()?.cpuSeconds ?? null);
+      out[kind] = {
+        reqPerSec: r.reqPerSec, failed: r.failed, primaryCpu: primary?.percent ?? null,
+        ...perRequest(r.requests, primary?.cpuSeconds ?? null, workerSeconds.includes(null) ? null : workerSeconds.reduce((a, b) => a + b, 0)),
+      };
     }
     return { balance, ...out };
   } finally {
@@ -73,20 +88,31 @@ async function main() {
   for (const kind of LOADS) {
     for (const b of MODES) {
       const xs = of(b).map((r) => r[kind]);
-      rows.push([kind, b, xs.length, int(mean(xs.map((x) => x.reqPerSec))), fx(mean(xs.map((x) => x.primaryCpu)), 1), xs.reduce((a, x) => a + x.failed, 0)]);
+      rows.push([kind, b, xs.length, int(mean(xs.map((x) => x.reqPerSec))), fx(mean(xs.map((x) => x.primaryCpu)), 1),
+        usText(xs.map((x) => x.primaryUs)), usText(xs.map((x) => x.workersUs)), xs.reduce((a, x) => a + x.failed, 0)]);
     }
     const pairs = of('sticky').map((r, i) => r[kind].reqPerSec / of('round-robin')[i][kind].reqPerSec);
     const [m, lo, hi] = ci95(pairs);
-    ratios.push(`${kind}: **sticky / round-robin = ${fx(m, 3)}, 95 % interval ${fx(lo, 3)}–${fx(hi, 3)}** over ${pairs.length} pairs`);
+    const extra = (f) => extraUs(of('round-robin').map((r) => r[kind][f]), of('sticky').map((r) => r[kind][f]));
+    ratios.push(`${kind}: **sticky / round-robin = ${fx(m, 3)}, 95 % interval ${fx(lo, 3)}–${fx(hi, 3)}** over ${pairs.length} pairs; CPU a request, sticky − round-robin: primary ${extra('primaryUs')} µs, workers ${extra('workersUs')} µs`);
   }
   const body = [
     `\`bench/apps/hello.js\` under nodesup, ${WORKERS} workers, \`balance: 'round-robin'\` (cluster's default) against \`balance: 'sticky'\` (the primary accepts, reads each connection's first bytes, routes and hands it over); runs alternate; each run: fresh nodesup, 1 s warm-up, then ${CONNECTIONS} connections (each from its own 127.0.x.y) × ${DURATION} s of each load, from a separate process (\`bench/lib/conn-load.js\`).`,
     '',
-    table(['load', 'balance', 'runs', 'req/s mean', 'primary CPU, % of a core', 'failed'], rows),
+    table(['load', 'balance', 'runs', 'req/s mean', 'primary CPU, % of a core', 'primary CPU a request, µs', 'workers\' CPU a request, µs', 'failed'], rows),
     '',
     ...ratios.map((r) => `- ${r}`),
   ].join('\n');
   publish(opts, 'sticky', 'Sticky sessions: cost against round-robin', body);
+}
+
+const usText = (xs) => (xs.includes(null) ? '-' : fx(mean(xs), 1));
+
+// The mean of the pairs' differences (b − a, each pair a round), with its 95 % interval, as text.
+function extraUs(a, b) {
+  if (a.includes(null) || b.includes(null)) return 'unknown';
+  const [m, lo, hi] = ci95(b.map((x, i) => x - a[i]));
+  return `${fx(m, 1)} (${fx(lo, 1)}–${fx(hi, 1)})`;
 }
 
 async function versusOld() {
