@@ -3,7 +3,7 @@
 // wanders). The heap after a *full* GC is what the app retains: a few of those points, some seconds
 // apart, tell a leak (rises steadily) from a sawtooth (flat), a step (one jump), and a warm-up or a
 // cache filling to its cap (rises ever slower). Pure: points in, decisions out.
-import { growth, linearTrend, firstIndexSince } from '../forecast/trend.js';
+import { growth, linearTrend } from '../forecast/trend.js';
 import { retainedSites } from '../sites/heap-sites.js';
 import { LEAK_KINDS } from '../../constants.js';
 import { heapField } from './leak-detector.js';
@@ -111,7 +111,7 @@ function suspected(w, now, minGrowth, pollInterval, field = null) {
   if (now - since < C.suspectMinMs) return false;
   const f = field ?? heapField(w.window.samples);
   // The GC check first: a worker with no GC for suspectMs (most idle ones, most polls) needs no fit.
-  if (AFTER_GC.has(f) && !survivedGcs(w.window.samples, f, Math.max(now - C.gcLookbackMs, w.readyAt ?? w.startedAt), now, minGrowth)) return false;
+  if (AFTER_GC.has(f) && !survivedGcs(w.window, f, Math.max(now - C.gcLookbackMs, w.readyAt ?? w.startedAt), now, minGrowth)) return false;
   const g = growth(w.window, f, { now, windowMs: now - since, bucketMs: Math.max(2 * pollInterval, 5000) });
   return !(g === null || g.spanMs < C.suspectMinMs || g.perSec < C.suspect * minGrowth);
 }
@@ -129,33 +129,37 @@ const AFTER_GC = new Set(['heapFloor']);
  * within suspectMs) and above the lowest one before it, at the suspect rate: a leak's survivors
  * pile up, a sawtooth's ramp rises too (the trend then judges it, as before), memory no GC has
  * touched says nothing yet. Without GC counts (an agent that does not send them) the trend alone
- * decides.
- * @param {import('../../sample/fields.js').Sample[]} samples @param {string} field
+ * decides. Read from the window's columns (NaN where a sample has no value), as the trend maths
+ * are: it runs for every judged worker on every tick.
+ * @param {import('../forecast/sample-window.js').SampleWindow} window @param {string} field
  * @param {number} since  the history read @param {number} now @param {number} minGrowth
  */
-export function survivedGcs(samples, field, since, now, minGrowth) {
-  const from = Math.max(1, firstIndexSince(samples, since));
-  const counted = (i) => typeof samples[i].gcCount === 'number' && typeof samples[i - 1].gcCount === 'number';
-  const afterGc = (i) => counted(i) && samples[i].gcCount > samples[i - 1].gcCount && typeof samples[i][field] === 'number';
+export function survivedGcs(window, field, since, now, minGrowth) {
+  const ts = window.column('t');
+  const gcs = window.column('gcCount');
+  const vs = window.column(field);
+  const from = Math.max(1, window.indexSince(since));
+  // A GC count compared with NaN is false: a poll without both counts is no GC, and a floor
+  // equal to itself is one the poll has.
+  const afterGc = (i) => gcs[i] > gcs[i - 1] && vs[i] === vs[i];
   // The newest floor read after a GC, searched from the newest sample back: once a counted sample
   // is older than suspectMs, none older can be recent enough, so an idle worker stops there.
   let newest = -1;
   let anyCounted = false;
-  for (let i = samples.length - 1; i >= from && newest < 0; i--) {
-    if (!counted(i)) continue;
+  for (let i = ts.length - 1; i >= from && newest < 0; i--) {
+    if (Number.isNaN(gcs[i]) || Number.isNaN(gcs[i - 1])) continue;
     anyCounted = true;
-    if (now - samples[i].t > C.suspectMs) return false;
+    if (now - ts[i] > C.suspectMs) return false;
     if (afterGc(i)) newest = i;
   }
   if (!anyCounted) return true;
   if (newest < 0) return false;
-  const last = samples[newest];
-  let low = null;
+  const lastT = ts[newest];
+  let low = -1;
   for (let i = from; i < newest; i++) {
-    const s = samples[i];
-    if (afterGc(i) && s.t <= last.t - C.suspectMinMs && (low === null || s[field] < low[field])) low = s;
+    if (afterGc(i) && ts[i] <= lastT - C.suspectMinMs && (low < 0 || vs[i] < vs[low])) low = i;
   }
-  return low !== null && (last[field] - low[field]) / ((last.t - low.t) / 1000) >= C.suspect * minGrowth;
+  return low >= 0 && (vs[newest] - vs[low]) / ((lastT - ts[low]) / 1000) >= C.suspect * minGrowth;
 }
 
 // Polled external memory only raises a suspicion: on Node 24+ short-lived Buffers may wait for a

@@ -1,9 +1,14 @@
 import test from 'ava';
 import { survivedGcs, CONFIRM as C } from '../../../src/core/leak/heap-confirm.js';
+import { SampleWindow } from '../../../src/core/forecast/sample-window.js';
 import { prng } from '../../fixtures/series/generate.js';
 
-// survivedGcs as it read every sample of the lookback forward, before it searched from the newest
-// back and stopped at the first counted sample older than suspectMs: the two must agree exactly.
+// survivedGcs as it read every sample object of the lookback forward, before it searched from the
+// newest back, stopped at the first counted sample older than suspectMs, and read the window's
+// columns: the two must agree exactly. A floor of NaN counts as no floor, as the columns read it
+// (a poll arrives as JSON, which cannot carry a NaN).
+const has = (v) => typeof v === 'number' && !Number.isNaN(v);
+
 function reference(samples, field, since, now, minGrowth) {
   let first = samples.findIndex((s) => s.t >= since);
   if (first < 0) first = samples.length;
@@ -14,7 +19,7 @@ function reference(samples, field, since, now, minGrowth) {
     const before = samples[i - 1].gcCount;
     if (typeof s.gcCount !== 'number' || typeof before !== 'number') continue;
     counted = true;
-    if (s.gcCount > before && typeof s[field] === 'number') after.push(s);
+    if (s.gcCount > before && has(s[field])) after.push(s);
   }
   if (!counted) return true;
   const last = after.at(-1);
@@ -58,11 +63,27 @@ test('survivedGcs gives what reading every sample forward gave, on 4000 recorded
     const since = now - [C.gcLookbackMs, 60_000, 10_000][Math.floor(r() * 3)];
     const minGrowth = [1 * MiB / 60, 10 * MiB / 60][Math.floor(r() * 2)];
     const want = reference(samples, 'heapFloor', since, now, minGrowth);
-    const got = survivedGcs(samples, 'heapFloor', since, now, minGrowth);
+    const window = new SampleWindow({ maxAgeMs: Infinity });
+    for (const s of samples) window.push(s);
+    const got = survivedGcs(window, 'heapFloor', since, now, minGrowth);
     if (got !== want) return t.fail(`case ${k} (${JSON.stringify(o)}): ${got}, reading forward gave ${want}`);
     if (want) trues++;
     cases++;
   }
   // The table must hold both answers in number, or agreeing proves little.
   t.true(trues > 400 && cases - trues > 400, `${trues} true of ${cases}`);
+});
+
+test('survivedGcs measures from the earliest of equal lows: the rise over the longer time', (t) => {
+  // Floors after GCs at 1 s and 20 s are equal; at 40 s one is 256 KiB higher. From 1 s that is
+  // 6.7 KiB/s, below half of 1 MiB a minute; from 20 s it would be 12.8 KiB/s, above it.
+  const window = new SampleWindow({ maxAgeMs: Infinity });
+  const afterGcAt = { 1: 10 * MiB, 20: 10 * MiB, 40: 10 * MiB + 256 * 1024 };
+  let gcCount = 0;
+  for (let i = 0; i <= 40; i++) {
+    if (afterGcAt[i] !== undefined) gcCount++;
+    window.push({ t: i * 1000, gcCount, heapFloor: afterGcAt[i] ?? 12 * MiB });
+  }
+  t.false(survivedGcs(window, 'heapFloor', -120_000, 40_000, MiB / 60));
+  t.true(survivedGcs(window, 'heapFloor', 15_000, 40_000, MiB / 60), 'from 20 s alone the same rise is a suspicion');
 });
