@@ -5,6 +5,12 @@
 // channel and of waking idle processes on this host, which no primary built on node:cluster's
 // IPC gets under. CPU from /proc/<pid>/schedstat (time on a CPU, ns), not from clock ticks.
 //   node bench/ipc-floor.js [--quick] [--write] [--workers 128] [--groups 1,4,8] [--seconds 20]
+//
+// `--pushed R`: against each asked leg, a leg where every child sends the same reply by itself
+// once a second, at its group's turn, and the parent only reads: what the parent would save if
+// the worker's agent sent its samples unasked. R pairs per group count, in turns (asked first in
+// odd pairs); reported as pushed ÷ asked parent CPU with its 95 % interval. Section ipc-floor-pushed.
+//   node bench/ipc-floor.js --pushed 4 --groups 8 [--write]
 import fs from 'node:fs';
 import path from 'node:path';
 import { fork } from 'node:child_process';
@@ -13,10 +19,12 @@ import { scratch, delay, own, disown } from './lib/spawn.js';
 import { fx, percentile } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 import { REPLY, CHILD } from './lib/ipc-floor-parent.js';
+import { ratioCi, ciText, verdict } from './lib/versus.js';
 
 const opts = benchArgs({
   workers: { type: 'string', default: '128' }, groups: { type: 'string', default: '1,4,8' }, seconds: { type: 'string' },
-}, 'node bench/ipc-floor.js [--quick] [--write] [--workers N] [--groups 1,4,8] [--seconds S]');
+  pushed: { type: 'string' },
+}, 'node bench/ipc-floor.js [--quick] [--write] [--workers N] [--groups 1,4,8] [--seconds S] [--pushed R]');
 const N = Number(opts.workers);
 const GROUPS = opts.groups.split(',').map(Number);
 const SECONDS = Number(opts.seconds ?? (opts.quick ? 5 : 20));
@@ -54,6 +62,56 @@ async function leg(kids, groups) {
   };
 }
 
+// The children send by themselves, group g at g/groups of each second, for SECONDS; the parent
+// only reads what arrives.
+async function pushedLeg(kids, groups) {
+  let got = 0;
+  const onReply = (m) => { if (m?.cmd === 'NODE_FLOOR_REPLY') got++; };
+  for (const k of kids) k.on('internalMessage', onReply);
+  const p0 = onCpuMs(process.pid);
+  const k0 = kids.reduce((a, k) => a + (onCpuMs(k.pid) ?? 0), 0);
+  const t0 = performance.now();
+  kids.forEach((k, i) => k.send({ cmd: 'NODE_FLOOR_PUSH', on: true, everyMs: 1000, offsetMs: Math.round(((i % groups) * 1000) / groups) }));
+  await delay(SECONDS * 1000);
+  for (const k of kids) k.send({ cmd: 'NODE_FLOOR_PUSH', on: false });
+  const wall = performance.now() - t0;
+  const parent = (100 * (onCpuMs(process.pid) - p0)) / wall;
+  const kidsMs = kids.reduce((a, k) => a + (onCpuMs(k.pid) ?? 0), 0) - k0;
+  await delay(200); // replies already on their way are read outside the window's count
+  for (const k of kids) k.off('internalMessage', onReply);
+  return { groups, parent, kids: (100 * kidsMs) / wall, replies: got };
+}
+
+async function pushedVersusAsked(kids) {
+  const pairs = Number(opts.pushed);
+  const rows = [];
+  const lines = [];
+  for (const g of GROUPS) {
+    const asked = [];
+    const pushed = [];
+    for (let i = 0; i < pairs; i++) {
+      for (const kind of i % 2 === 0 ? ['asked', 'pushed'] : ['pushed', 'asked']) {
+        const r = kind === 'asked' ? await leg(kids, g) : await pushedLeg(kids, g);
+        (kind === 'asked' ? asked : pushed).push(r);
+        process.stderr.write(`${N} children, ${g} group(s), ${kind}: parent ${fx(r.parent, 2)} % of a core, children ${fx(r.kids, 1)} %\n`);
+      }
+    }
+    const mean = (xs, f) => xs.reduce((a, x) => a + x[f], 0) / xs.length;
+    rows.push([g, 'asked, answered at once', pairs, fx(mean(asked, 'parent'), 2), fx(mean(asked, 'kids'), 1)]);
+    rows.push([g, 'sent unasked', pairs, fx(mean(pushed, 'parent'), 2), fx(mean(pushed, 'kids'), 1)]);
+    const cpu = ratioCi(asked.map((r) => r.parent), pushed.map((r) => r.parent));
+    lines.push(`- ${g} group(s): **parent CPU, pushed ÷ asked = ${ciText(cpu.ci)}**, ${verdict(cpu, { better: 'lower' })}; replies read while pushed: ${pushed.map((r) => r.replies).join(', ')} (${N * SECONDS} expected a leg)`);
+  }
+  const body = [
+    `${N} forked children (node, nothing loaded), each with a ${JSON.stringify(REPLY).length}-byte stats reply. Asked: the parent asks every child once a second in groups that take turns, and each answers at once (what nodesup's poll does). Pushed: each child sends the same reply by itself once a second at its group's turn, and the parent only reads. ${pairs} pairs of ${SECONDS} s legs per group count, in turns (asked first in odd pairs), on the same children. CPU: time on a CPU from \`/proc/<pid>/schedstat\` over wall time, % of one core.`,
+    '',
+    table(['groups', 'leg', 'legs', 'parent CPU, % of a core (mean)', 'children CPU, % of a core (sum, mean)'], rows),
+    '',
+    ...lines,
+  ].join('\n');
+  publish(opts, 'ipc-floor-pushed', 'The poll\'s floor, asked against pushed', body);
+}
+
 async function main() {
   const file = path.join(scratch(), 'child.cjs');
   fs.writeFileSync(file, CHILD);
@@ -61,6 +119,7 @@ async function main() {
   for (const k of kids) own(k.pid);
   try {
     await delay(3000);
+    if (opts.pushed) return await pushedVersusAsked(kids);
     const legs = [];
     for (const g of GROUPS) {
       const r = await leg(kids, g);

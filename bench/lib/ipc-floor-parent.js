@@ -17,8 +17,16 @@ export const REPLY = {
   delayP99: 0.4, delayMax: 1, requests: 0, handles: 3, resources: { TCPServerWrap: 1, PipeWrap: 1, Timeout: 1 }, fds: 21, childPids: [],
   draining: false, threads: 0, threadsHeapUsed: 0, threadsHeapPhysical: 0,
 };
-export const CHILD = `process.on('internalMessage', (m) => {
-  if (m && m.cmd === 'NODE_FLOOR') process.send({ cmd: 'NODE_FLOOR_REPLY', id: m.id, ok: true, result: ${JSON.stringify(REPLY)} });
+// NODE_FLOOR_PUSH {on, offsetMs, everyMs}: send the reply unasked every everyMs from offsetMs on,
+// until told off (bench/ipc-floor.js --pushed: what a sample the worker sends by itself costs).
+export const CHILD = `const reply = (id) => process.send({ cmd: 'NODE_FLOOR_REPLY', id, ok: true, result: ${JSON.stringify(REPLY)} });
+let push = null;
+process.on('internalMessage', (m) => {
+  if (m && m.cmd === 'NODE_FLOOR') reply(m.id);
+  if (m && m.cmd === 'NODE_FLOOR_PUSH') {
+    clearTimeout(push); clearInterval(push); push = null;
+    if (m.on) push = setTimeout(() => { reply(0); push = setInterval(() => reply(0), m.everyMs); }, m.offsetMs);
+  }
 });
 process.channel.ref(); // stay alive on the channel alone`;
 
