@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fork } from 'node:child_process';
 import { benchArgs } from './lib/args.js';
 import { scratch, delay, own, disown } from './lib/spawn.js';
-import { fx, percentile } from './lib/stats.js';
+import { fx, mean, percentile } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 import { REPLY, CHILD } from './lib/ipc-floor-parent.js';
 import { ratioCi, ciText, verdict } from './lib/versus.js';
@@ -96,9 +96,9 @@ async function pushedVersusAsked(kids) {
         process.stderr.write(`${N} children, ${g} group(s), ${kind}: parent ${fx(r.parent, 2)} % of a core, children ${fx(r.kids, 1)} %\n`);
       }
     }
-    const mean = (xs, f) => xs.reduce((a, x) => a + x[f], 0) / xs.length;
-    rows.push([g, 'asked, answered at once', pairs, fx(mean(asked, 'parent'), 2), fx(mean(asked, 'kids'), 1)]);
-    rows.push([g, 'sent unasked', pairs, fx(mean(pushed, 'parent'), 2), fx(mean(pushed, 'kids'), 1)]);
+    const avg = (xs, f) => mean(xs.map((x) => x[f]));
+    rows.push([g, 'asked, answered at once', pairs, fx(avg(asked, 'parent'), 2), fx(avg(asked, 'kids'), 1)]);
+    rows.push([g, 'sent unasked', pairs, fx(avg(pushed, 'parent'), 2), fx(avg(pushed, 'kids'), 1)]);
     const cpu = ratioCi(asked.map((r) => r.parent), pushed.map((r) => r.parent));
     lines.push(`- ${g} group(s): **parent CPU, pushed ÷ asked = ${ciText(cpu.ci)}**, ${verdict(cpu, { better: 'lower' })}; replies read while pushed: ${pushed.map((r) => r.replies).join(', ')} (${N * SECONDS} expected a leg)`);
   }
