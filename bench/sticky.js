@@ -111,8 +111,7 @@ const usText = (xs) => (xs.includes(null) ? '-' : fx(mean(xs), 1));
 // The mean of the pairs' differences (b − a, each pair a round), with its 95 % interval, as text.
 function extraUs(a, b) {
   if (a.includes(null) || b.includes(null)) return 'unknown';
-  const [m, lo, hi] = ci95(b.map((x, i) => x - a[i]));
-  return `${fx(m, 1)} (${fx(lo, 1)}–${fx(hi, 1)})`;
+  return ciText(ci95(b.map((x, i) => x - a[i])), 1);
 }
 
 async function versusOld() {
