@@ -20,7 +20,7 @@
 //   node bench/primary-cost.js --old /tmp/nodesup-old [--quick] [--write] [--pairs 5] [--counts 8,32,128]
 //
 // `--floor`: the IPC floor (bench/lib/ipc-floor-parent.js: N children answering an agent-sized
-// reply, asked in the same groups of 16 taking turns over the poll interval) as a leg of its own,
+// reply, asked in groups taking turns over the poll interval, sized by nodesup's rule) as a leg of its own,
 // measured as the primary is, in turns with this checkout's primary (and the old one's with
 // --old); reported as primary ÷ floor per pair with its 95 % interval: the share of the cost that
 // is nodesup's and not the channel's, with the host's load falling on both. Section
@@ -43,7 +43,7 @@ import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
 import { startNodesup, startPrimary, freePort, cleanupAll, scratch, delay } from './lib/spawn.js';
 import { cpuMeter, rss, childrenOf } from './lib/proc.js';
-import { pollGroups } from '../src/primary/tick/tick.js';
+import { pollGroups } from '../src/primary/tick/group-size.js';
 import { fx, mib, mean, max, slope, ci95 } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 import { validateConfig } from '../src/config/validate.js';
@@ -56,8 +56,8 @@ const opts = benchArgs({
   counts: { type: 'string' }, window: { type: 'string' }, settle: { type: 'string' }, soak: { type: 'string' },
   'soak-workers': { type: 'string', default: '8' }, 'poll-interval': { type: 'string', default: '1s' },
   old: { type: 'string' }, pairs: { type: 'string' }, floor: { type: 'boolean', default: false }, together: { type: 'string' },
-  metrics: { type: 'boolean', default: false },
-}, `node bench/primary-cost.js [--quick] [--write] [--counts 8,32,128] [--window S] [--settle S] [--old DIR [--pairs N]] [--floor] [--together S [--metrics]] | --soak S [--soak-workers 8]\n  ${OLD_USAGE}`);
+  metrics: { type: 'boolean', default: false }, 'floor-fixed': { type: 'string' },
+}, `node bench/primary-cost.js [--quick] [--write] [--counts 8,32,128] [--window S] [--settle S] [--old DIR [--pairs N]] [--floor] [--together S [--metrics] [--floor-fixed SIZE]] | --soak S [--soak-workers 8]\n  ${OLD_USAGE}`);
 if ((opts.old || opts.floor) && opts.soak) { process.stderr.write('--old or --floor, and --soak: one or the other\n'); process.exit(2); }
 const OLD = opts.old ? oldTree(opts.old) : null;
 const PAIRS = Number(opts.pairs ?? (opts.quick ? 2 : 5));
@@ -92,6 +92,7 @@ const incidents = (run, since) => run.events.filter((e) => e.at >= since && ['wo
 
 /** Settle time before a window, s: long enough that the tick ring holds no start-up tick. */
 function settleSec(n) {
+  // Counted at 16 a group: once the size has grown, the ring reaches further back than this.
   const ringSec = (TICK_RING / pollGroups(n)) * (parseDuration(opts['poll-interval']) / 1000);
   return Math.max(SETTLE, RING_WAIT ? ringSec - WINDOW + 2 : 0);
 }
@@ -264,7 +265,10 @@ async function versusOld() {
 const turnOrder = (kinds, i) => kinds.map((_, k) => kinds[(i + k) % kinds.length]);
 
 async function versusFloor() {
-  const kinds = OLD ? ['old', 'new', 'floor'] : ['new', 'floor'];
+  const fixed = opts['floor-fixed'] ? Number(opts['floor-fixed']) : null;
+  const floors = fixed ? ['floor', `floor-${fixed}`] : ['floor'];
+  const kinds = [...(OLD ? ['old', 'new'] : ['new']), ...floors];
+  const primaries = kinds.filter((k) => !floors.includes(k));
   const loadAtStart = os.loadavg()[0];
   const legs = [];
   for (let i = 0; i < PAIRS; i++) {
@@ -300,7 +304,7 @@ async function versusFloor() {
     ...(OLD ? ['old CPU, % of a core', 'old ÷ floor (95 % interval)', 'new ÷ old (95 % interval)'] : []),
     `children's CPU (sum), ${kinds.join(' / ')}`, `poll tick p50 / p99 ms, ${kinds.filter((k) => k !== 'floor').join(', ')}`, 'recycles, restarts, exits in windows'];
   const body = [
-    `N idle workers (\`bench/apps/idle.js\`) under this checkout's primary${OLD ? ` and under the old checkout's (${OLD.commit})` : ''}, pollInterval ${opts['poll-interval']}, metrics off, defaults otherwise, against the IPC floor: \`bench/lib/ipc-floor-parent.js\`, N forked children that answer a ${JSON.stringify(FLOOR_REPLY).length}-byte reply at once, asked in groups of at most 16 that take turns over the poll interval, as nodesup's tick asks; no nodesup code in it. ${PAIRS} rounds, each measuring every kind once, in turns (the first leg of a round moves one kind on each round). Each leg: a fresh process, all N children answering, ${SETTLE} s of settling${RING_WAIT ? ' (longer where the last 120 ticks would otherwise reach back into the start-up)' : ''}, then a ${WINDOW} s window: the process's CPU (utime+stime from /proc/<pid>/stat over wall time, % of one core). Ratios: the mean over the rounds of each round's ratio, with its 95 % interval.`,
+    `N idle workers (\`bench/apps/idle.js\`) under this checkout's primary${OLD ? ` and under the old checkout's (${OLD.commit})` : ''}, pollInterval ${opts['poll-interval']}, metrics off, defaults otherwise, against the IPC floor: \`bench/lib/ipc-floor-parent.js\`, N forked children that answer a ${JSON.stringify(FLOOR_REPLY).length}-byte reply at once, asked in groups that take turns over the poll interval, sized as nodesup's tick sizes them (its group-size rule is the only nodesup code in it). ${PAIRS} rounds, each measuring every kind once, in turns (the first leg of a round moves one kind on each round). Each leg: a fresh process, all N children answering, ${SETTLE} s of settling${RING_WAIT ? ' (longer where the last 120 ticks would otherwise reach back into the start-up)' : ''}, then a ${WINDOW} s window: the process's CPU (utime+stime from /proc/<pid>/stat over wall time, % of one core). Ratios: the mean over the rounds of each round's ratio, with its 95 % interval.`,
     '',
     table(heads, rows),
     '',
@@ -317,7 +321,10 @@ const SCRAPE_MS = 15_000;
 
 async function together(seconds) {
   const n = COUNTS[0];
-  const kinds = OLD ? ['old', 'new', 'floor'] : ['new', 'floor'];
+  const fixed = opts['floor-fixed'] ? Number(opts['floor-fixed']) : null;
+  const floors = fixed ? ['floor', `floor-${fixed}`] : ['floor'];
+  const kinds = [...(OLD ? ['old', 'new'] : ['new']), ...floors];
+  const primaries = kinds.filter((k) => !floors.includes(k));
   const loadAtStart = os.loadavg()[0];
   // One after another up to ready (128 workers starting at once on a small host take minutes each),
   // then all measured over the same minutes.
@@ -325,10 +332,11 @@ async function together(seconds) {
   let scraper = null;
   try {
     for (const kind of kinds) {
-      if (kind === 'floor') {
-        const run = startPrimary([path.join(ROOT, 'bench/lib/ipc-floor-parent.js'), String(n), String(parseDuration(opts['poll-interval']))], { name: 'ipc floor' });
+      if (floors.includes(kind)) {
+        const group = kind === 'floor' ? 'follow' : String(fixed);
+        const run = startPrimary([path.join(ROOT, 'bench/lib/ipc-floor-parent.js'), String(n), String(parseDuration(opts['poll-interval'])), group], { name: 'ipc floor' });
         await run.waitFor((e) => e.event === 'floor.ready', { timeout: 15 * 60_000, what: 'floor.ready' });
-        legs.floor = { run, pid: run.pid };
+        legs[kind] = { run, pid: run.pid };
       } else {
         const metricsPort = opts.metrics ? await freePort() : null;
         legs[kind] = { ...await startIdle(n, { root: kind === 'old' ? OLD.root : ROOT, metricsPort }), metricsPort };
@@ -347,18 +355,22 @@ async function together(seconds) {
       const row = { minute: m + 1, load: os.loadavg()[0] };
       for (const k of kinds) row[k] = meters[k].stop()?.percent ?? null;
       // How much history the newest of the primaries has: its workers were ready this long ago.
-      row.historySec = Math.round((Date.now() - legs[kinds.at(-1) === 'floor' ? kinds.at(-2) : kinds.at(-1)].readyAt) / 1000);
+      row.historySec = Math.round((Date.now() - legs[primaries.at(-1)].readyAt) / 1000);
+      // Each primary's tick round trip over its last 120 ticks, and the group size it polls at.
+      for (const k of primaries) row[`${k}Poll`] = (await legs[k].run.status().catch(() => null))?.poll ?? {};
+      row.floorGroup = legs.floor.run.events.findLast((e) => e.event === 'floor.group')?.size ?? 16;
       minutes.push(row);
       process.stderr.write(`minute ${m + 1}: ${kinds.map((k) => `${k} ${fx(row[k], 2)} %`).join(', ')}, load ${fx(row.load, 1)}\n`);
     }
     const full = minutes.filter((r) => r.historySec >= HISTORY_S);
     const over = (rows, a, b) => ratioCi(rows.map((r) => r[b]), rows.map((r) => r[a]));
-    const pairs = OLD ? [['new', 'floor'], ['old', 'floor'], ['new', 'old']] : [['new', 'floor']];
+    const pairs = [...primaries.flatMap((k) => floors.map((f) => [k, f])), ...(OLD ? [['new', 'old']] : [])];
     const body = [
-      `${n} idle workers (\`bench/apps/idle.js\`) under this checkout's primary${OLD ? ` and ${n} under the old checkout's (${OLD.commit})` : ''}, pollInterval ${opts['poll-interval']}, ${opts.metrics ? `metrics on and \`/metrics\` scraped every ${SCRAPE_MS / 1000} s` : 'metrics off'}, and the IPC floor (\`bench/lib/ipc-floor-parent.js\`: ${n} children answering a ${JSON.stringify(FLOOR_REPLY).length}-byte reply, asked in groups of at most 16 over the poll interval), all running at the same time; each started once the one before was ready (${kinds.join(', ')}). Every minute, each process's CPU over that minute (utime+stime from /proc/<pid>/stat, % of one core). History: how long the last primary's workers had been ready at the minute's end; each worker keeps ${HISTORY_S / 60} minutes of samples, which the decision reads every second.`,
+      `${n} idle workers (\`bench/apps/idle.js\`) under this checkout's primary${OLD ? ` and ${n} under the old checkout's (${OLD.commit})` : ''}, pollInterval ${opts['poll-interval']}, ${opts.metrics ? `metrics on and \`/metrics\` scraped every ${SCRAPE_MS / 1000} s` : 'metrics off'}, and the IPC floor (\`bench/lib/ipc-floor-parent.js\`: ${n} children answering a ${JSON.stringify(FLOOR_REPLY).length}-byte reply, asked in groups that take turns over the poll interval, sized as nodesup's tick sizes them${fixed ? `; floor-${fixed}: the same, in groups held at ${fixed}` : ''}), all running at the same time; each started once the one before was ready (${kinds.join(', ')}). Every minute, each process's CPU over that minute (utime+stime from /proc/<pid>/stat, % of one core), and each primary's tick round trip (p99 over its last 120 ticks, \`nodesup status --json\` → poll) and group size then. History: how long the last primary's workers had been ready at the minute's end; each worker keeps ${HISTORY_S / 60} minutes of samples, which the decision reads every second.`,
       '',
-      table(['minute', 'history s', ...kinds.map((k) => `${k} CPU, % of a core`), ...pairs.map(([a, b]) => `${a} ÷ ${b}`), 'host load (1 min)'],
-        minutes.map((r) => [r.minute, r.historySec, ...kinds.map((k) => fx(r[k], 2)), ...pairs.map(([a, b]) => fx(r[a] / r[b], 2)), fx(r.load, 1)])),
+      table(['minute', 'history s', ...kinds.map((k) => `${k} CPU, % of a core`), ...pairs.map(([a, b]) => `${a} ÷ ${b}`), ...primaries.map((k) => `${k} tick p99 ms / group`), 'floor group', 'host load (1 min)'],
+        minutes.map((r) => [r.minute, r.historySec, ...kinds.map((k) => fx(r[k], 2)), ...pairs.map(([a, b]) => fx(r[a] / r[b], 2)),
+          ...primaries.map((k) => `${fx(r[`${k}Poll`].p99Ms, 1)} / ${r[`${k}Poll`].group ?? 16}`), r.floorGroup, fx(r.load, 1)])),
       '',
       full.length >= 2
         ? `**From the history's filling on (${full.length} minutes): ${pairs.map(([a, b]) => `${a} ÷ ${b} ${ciText(over(full, a, b).ci, 2)}`).join(', ')} (the mean of the minutes' ratios, 95 % interval over the minutes).**`
@@ -387,11 +399,11 @@ async function main() {
     process.stderr.write(`${n} workers: CPU ${fx(r.cpu, 2)} %, workers' CPU ${fx(r.agentCpu, 1)} %, RSS ${mib(r.rss)} MiB, poll p50 ${r.poll.p50Ms} ms p99 ${r.poll.p99Ms} ms\n`);
   }
   const body = [
-    `N idle workers (\`bench/apps/idle.js\`), pollInterval ${opts['poll-interval']}, metrics off, defaults otherwise. After all N are ready and ${SETTLE} s of settling (longer where the last 120 ticks would otherwise reach back into the start-up), a ${WINDOW} s window: the primary's CPU (utime+stime from /proc/<pid>/stat over wall time, % of one core) and RSS (smaps_rollup, every 1 s). Poll tick: wall time of one tick (requests out → last reply, /proc reads included) from \`nodesup status --json\` → \`poll\`, over the last 120 ticks; past 16 workers a tick polls one group of at most 16 slots and the groups take turns over the poll interval, so every worker is still sampled once a second. Workers' CPU: the sum over every worker process of the same measure (an idle worker's cost is its agent's).`,
+    `N idle workers (\`bench/apps/idle.js\`), pollInterval ${opts['poll-interval']}, metrics off, defaults otherwise. After all N are ready and ${SETTLE} s of settling (longer where the last 120 ticks would otherwise reach back into the start-up), a ${WINDOW} s window: the primary's CPU (utime+stime from /proc/<pid>/stat over wall time, % of one core) and RSS (smaps_rollup, every 1 s). Poll tick: wall time of one tick (requests out → last reply, /proc reads included) from \`nodesup status --json\` → \`poll\`, over the last 120 ticks; past 16 workers a tick polls one group of slots (16 at first, more while the host answers fast: the groups column is the last size's) and the groups take turns over the poll interval, so every worker is still sampled once a second. Workers' CPU: the sum over every worker process of the same measure (an idle worker's cost is its agent's).`,
     '',
     table(['workers', 'ready after s', 'primary CPU, % of a core', 'target', 'primary RSS MiB (end / max)', 'groups', 'poll tick p50 / p99 / max ms', 'tick p99 target', 'ticks', 'workers\' CPU, % of a core (sum / each)', 'worker RSS MiB (mean)', 'recycles, restarts, exits in window'], rows.map((r) => [
       r.n, fx(r.startupSec, 1), fx(r.cpu, 2), TARGETS[r.n] ? `≤ ${TARGETS[r.n]} %: ${r.cpu <= TARGETS[r.n] ? 'met' : 'missed'}` : '-',
-      `${mib(r.rss)} / ${mib(r.rssMax)}`, pollGroups(r.n), `${fx(r.poll.p50Ms, 2)} / ${fx(r.poll.p99Ms, 2)} / ${fx(r.poll.maxMs, 1)}`,
+      `${mib(r.rss)} / ${mib(r.rssMax)}`, pollGroups(r.n, r.poll.group ?? 16), `${fx(r.poll.p50Ms, 2)} / ${fx(r.poll.p99Ms, 2)} / ${fx(r.poll.maxMs, 1)}`,
       r.n === 128 ? `≤ ${TICK_P99_TARGET_MS} ms: ${r.poll.p99Ms <= TICK_P99_TARGET_MS ? 'met' : 'missed'}` : '-', r.poll.count,
       `${fx(r.agentCpu, 1)} / ${fx(r.agentCpu / r.n, 2)}`, mib(r.workerRss), r.incidents,
     ])),

@@ -1,11 +1,11 @@
 // The decide step's own JS, in-process: what the primary's tick costs in judgement alone, apart
 // from IPC and /proc. N idle workers (flat memory with a little noise, the fields an agent
 // reports), their windows filled to a given age with one sample a second, then a simulated second
-// at a time, as the primary ticks: past POLL_GROUP workers one tick a group, each group's workers
+// at a time, as the primary ticks: one tick a group of --group workers (16, where nodesup starts), each group's workers
 // sampled and judged on its own tick (decide's `only`), with the read model hearing every tick's
 // judgements. Reported: CPU ms a simulated second (process.cpuUsage) at each history age, the mean
 // of the rounds. A profile of the same loop: add --cpu-prof.
-//   node bench/tick-cost.js [--write] [--workers 128] [--ages 60,300,600,900] [--ticks 60] [--rounds 5]
+//   node bench/tick-cost.js [--write] [--workers 128] [--group 16] [--ages 60,300,600,900] [--ticks 60] [--rounds 5]
 import { benchArgs } from './lib/args.js';
 import { publish, table } from './lib/results.js';
 import { fx, ci95, mean } from './lib/stats.js';
@@ -13,15 +13,15 @@ import { decide, newPolicyState } from '../src/core/policy/decide.js';
 import { SampleWindow } from '../src/core/forecast/sample-window.js';
 import { defaultConfig } from '../src/config/validate.js';
 import { sampleHistoryMs } from '../src/primary/lifecycle/pool.js';
-import { pollGroups } from '../src/primary/tick/tick.js';
+import { pollGroups, GROUP_MIN } from '../src/primary/tick/group-size.js';
 import { EventEmitter } from 'node:events';
 import { createReadModel } from '../src/report/read-model.js';
 import { createHistory } from '../src/report/history/history.js';
 
 const opts = benchArgs({
-  workers: { type: 'string', default: '128' }, ages: { type: 'string', default: '60,300,600,900' },
+  workers: { type: 'string', default: '128' }, group: { type: 'string', default: String(GROUP_MIN) }, ages: { type: 'string', default: '60,300,600,900' },
   ticks: { type: 'string' }, rounds: { type: 'string' },
-}, 'node bench/tick-cost.js [--quick] [--write] [--workers N] [--ages S,S] [--ticks N] [--rounds N]');
+}, 'node bench/tick-cost.js [--quick] [--write] [--workers N] [--group N] [--ages S,S] [--ticks N] [--rounds N]');
 const WORKERS = Number(opts.workers);
 const AGES = opts.ages.split(',').map(Number);
 const TICKS = Number(opts.ticks ?? (opts.quick ? 10 : 60));
@@ -84,7 +84,7 @@ function round(ageS) {
   return (used.user + used.system) / 1000 / TICKS;
 }
 
-const GROUPS = pollGroups(WORKERS);
+const GROUPS = pollGroups(WORKERS, Number(opts.group));
 
 function tick(workers, state, now, ctx, report, i) {
   for (let g = 0; g < GROUPS; g++) {

@@ -1,14 +1,17 @@
 // The IPC floor as a process of its own, to be measured the way a primary is (CPU from
 // /proc/<pid>/stat while it runs): N forked children that answer an agent-sized reply at once, and
-// a parent that asks them in groups of at most 16 that take turns over the poll interval, as
-// nodesup's tick does past 16 workers. No nodesup code runs here. The parent prints one NDJSON
-// line, {"event":"floor.ready"}, once every child has answered; SIGTERM ends it and its children.
-//   node bench/lib/ipc-floor-parent.js N [pollMs]
+// a parent that asks them in groups that take turns over the poll interval, as nodesup's tick does:
+// by default the groups are sized by nodesup's own rule (src/primary/tick/group-size.js, from how
+// long each group took to answer), or held at a fixed size. Nothing else of nodesup runs here. The
+// parent prints one NDJSON line, {"event":"floor.ready"}, once every child has answered, and
+// {"event":"floor.group","size":S} whenever its group size changes; SIGTERM ends it and its children.
+//   node bench/lib/ipc-floor-parent.js N [pollMs] [follow|SIZE]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { newGroupSize, nextGroupSize, pollGroups } from '../../src/primary/tick/group-size.js';
 
 // A reply the size of an agent's, and its fields: what the primary's IPC parse has to read.
 export const REPLY = {
@@ -29,9 +32,6 @@ process.on('internalMessage', (m) => {
   }
 });
 process.channel.ref(); // stay alive on the channel alone`;
-
-// The group size of nodesup's poll (src/primary/tick/tick.js, POLL_GROUP).
-const GROUP = 16;
 
 // One listener per child for the whole run: the round in flight and what it still waits for.
 const round = { id: 0, pending: 0, done: () => {} };
@@ -63,14 +63,30 @@ async function main() {
   };
   process.on('SIGTERM', end);
   process.on('SIGINT', end);
-  const groups = Math.max(1, Math.ceil(n / GROUP));
+  const fixed = process.argv[4] && process.argv[4] !== 'follow' ? Number(process.argv[4]) : null;
+  let size = fixed === null ? newGroupSize() : { size: fixed, calm: 0 };
   await ask(kids, 15 * 60_000); // every child up and answering
-  process.stdout.write(`${JSON.stringify({ event: 'floor.ready', children: n, groups })}\n`);
+  process.stdout.write(`${JSON.stringify({ event: 'floor.ready', children: n, groups: pollGroups(n, size.size) })}\n`);
   // Group g of the turns, one after another, a poll interval ÷ groups apart: every child once an interval.
-  for (let r = 0; ; r++) {
+  let index = -1;
+  let slowest = 0;
+  for (;;) {
+    const of = pollGroups(n, size.size);
+    index = (index + 1) % of;
     const started = performance.now();
-    await ask(kids.filter((_, i) => i % groups === r % groups), Math.max(200, pollMs));
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pollMs / groups - (performance.now() - started))));
+    await ask(kids.filter((_, i) => i % of === index), Math.max(200, pollMs));
+    const took = performance.now() - started;
+    slowest = Math.max(slowest, took);
+    if (fixed === null && index === of - 1) {
+      const next = nextGroupSize(size, slowest, n);
+      slowest = 0;
+      if (next.size !== size.size) {
+        index = -1;
+        process.stdout.write(`${JSON.stringify({ event: 'floor.group', size: next.size })}\n`);
+      }
+      size = next;
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pollMs / of - took)));
   }
 }
 

@@ -143,7 +143,8 @@ export class Supervisor {
     this.policy = policy;
     this.nextPollMs = nextPollMs;
     if (judgements) this.events.emit('judged', judgements);
-    if (pollMs !== null) this.events.emit('poll', { ms: pollMs });
+    if (pollMs !== null) this.events.emit('poll', { ms: pollMs, group: this.ticks.size });
+    return pollMs;
   }
 
   /** SIGHUP: re-read the config and apply it (config-reload.js says how). */

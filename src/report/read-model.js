@@ -65,7 +65,8 @@ export function createReadModel({ workers, events, history, slotHistory = null, 
   const onEvent = (fields, { time } = {}) => {
     if (fields.event === EVENTS.WORKER_RETAINERS && fields.taken && fields.held?.length) retainers.set(fields.slot, { pid: fields.pid, at: time ?? now(), held: fields.held });
   };
-  const onPoll = ({ ms }) => poll.record(ms);
+  let pollGroup = null;
+  const onPoll = ({ ms, group = null }) => { poll.record(ms); pollGroup = group; };
   const onSettings = (s) => { settings = { ...settings, ...s }; };
   const onStopping = () => { stopping = true; };
   const listeners = [[workers, 'changed', onChanged], [workers, 'sample', onSample], [events, 'judged', onJudged],
@@ -75,7 +76,7 @@ export function createReadModel({ workers, events, history, slotHistory = null, 
   return {
     /** The Snapshot: one row per slot, the slot's other live workers beside it. */
     snapshot(t = now()) {
-      return buildSnapshot({ byId, settings, history, slotHistory, run, poll, stopping, retainers, now: t });
+      return buildSnapshot({ byId, settings, history, slotHistory, run, poll, pollGroup, stopping, retainers, now: t });
     },
     /** What held slot's leak in its last drained worker ({pid, at, held}), or null. */
     retainersOf(slot) {
@@ -97,7 +98,7 @@ export function createReadModel({ workers, events, history, slotHistory = null, 
   };
 }
 
-function buildSnapshot({ byId, settings, history, slotHistory, run, poll, stopping, retainers, now }) {
+function buildSnapshot({ byId, settings, history, slotHistory, run, poll, pollGroup, stopping, retainers, now }) {
   const { config, totalLimit, cgroupLimit } = settings;
   const slots = config?.workers ?? 0;
   const bySlot = Array.from({ length: slots }, () => []);
@@ -120,8 +121,9 @@ function buildSnapshot({ byId, settings, history, slotHistory, run, poll, stoppi
     recentRecycles: history.recentRecycles(10),
     counters: history.counters(),
     stopping,
-    // Wall time of a poll tick, from the requests sent to the last reply: the primary's own cost.
-    poll: poll.summary(),
+    // Wall time of a poll tick, from the requests sent to the last reply: the primary's own cost;
+    // group: how many slots a tick polls at most now (the size follows these times).
+    poll: { ...poll.summary(), group: pollGroup },
     // What each row's `history` spans: the slot's trail (across recycles) when kept, else the worker's memory.
     trail: slotHistory ? { stepMs: TRAIL.rangeMs / TRAIL.points } : null,
   };

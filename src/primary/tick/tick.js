@@ -5,11 +5,7 @@
 //   report   the notices go out on the event stream, where the log and metrics listen
 // The tick owns nothing: the policy state goes in (with what the act step learned since the last
 // tick folded in) and comes back out.
-// Past POLL_GROUP workers a tick polls one group of slots, and the groups take turns across the
-// poll interval: every worker is still sampled once an interval, but a tick waits on at most
-// POLL_GROUP replies. An idle process costs this host's CPU about 2 ms to wake; 128 woken at once
-// queue behind each other on two cores for well over 100 ms, and a tick waiting on all of them
-// took 1.5 s at its p99.
+// A tick polls one group of slots (slot % of === index); tick-loop.js says which, and when.
 import { STATES } from '../../constants.js';
 import { decide } from '../../core/policy/decide.js';
 import { planRecycles, memoryRoom } from '../../core/policy/recycle-plan.js';
@@ -64,13 +60,6 @@ export async function runTick(o) {
   }
   for (const n of notices) o.report(n.level, n.fields, n.msg);
   return { policy: state, pollMs, nextPollMs, judgements };
-}
-
-export const POLL_GROUP = 16;
-
-/** How many groups `slots` slots are polled in, one group a tick. */
-export function pollGroups(slots) {
-  return Math.max(1, Math.ceil(slots / POLL_GROUP));
 }
 
 /** The current, ready worker of each slot, as the decision sees it: a view of its record. */

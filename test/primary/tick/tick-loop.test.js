@@ -73,3 +73,23 @@ test('a tick is never started while one runs, a failed tick is reported, and sto
   t.is(running, 0);
   t.is(errors.length, 2, 'the tick that was running finished; no tick after stop()');
 });
+
+test('the group grows while rounds answer fast, only between rounds, and shrinks on a slow one', async (t) => {
+  let ms = 5;
+  const w = world({ slots: 40, run: async (group) => { w.ticks.push(group); return ms; } });
+  w.loop.start();
+  await w.clock.advance(10_050);
+  t.is(w.loop.size, 32, 'ten rounds of three groups answered in 5 ms: 32 a group');
+  const at = w.ticks.length;
+  await w.clock.advance(11_050);
+  t.is(w.loop.size, 64, 'ten more rounds of two: one group of all 40');
+  t.deepEqual(w.ticks.slice(at, at + 2), [{ index: 0, of: 2 }, { index: 1, of: 2 }], 'after the first growth, two groups of 32');
+  t.deepEqual(w.ticks.at(-1), { index: 0, of: 1 });
+  ms = 120;
+  await w.clock.advance(1100);
+  t.is(w.loop.size, 32, 'one round over the target halves it');
+  t.deepEqual(w.errors, []);
+  // Every round polls each of its groups once, in order, whatever the size it was started at.
+  const order = w.ticks.map((x, i) => x.index === (i === 0 || w.ticks[i - 1].index === w.ticks[i - 1].of - 1 ? 0 : w.ticks[i - 1].index + 1));
+  t.true(order.every(Boolean), JSON.stringify(w.ticks));
+});

@@ -151,7 +151,7 @@ test('a worker that is not ready (draining, spawning) is sampled but never judge
 
 // decide() itself: pure, on a recorded real leak.
 test('past 16 workers a tick polls one group of slots; the groups take turns and every slot is judged on its own group\'s tick', async (t) => {
-  const { pollGroups } = await import('../../../src/primary/tick/tick.js');
+  const { pollGroups } = await import('../../../src/primary/tick/group-size.js');
   t.is(pollGroups(16), 1, 'up to 16 workers: one tick polls all');
   t.is(pollGroups(40), 3);
   // Every worker is over its heap limit; maxConcurrent is wide so every verdict becomes a recycle.
