@@ -36,6 +36,7 @@ test('status --json: one snapshot with name, pid, a row per slot, limits, counte
   t.deepEqual(snap.counters, { recycles: {}, restarts: 0 });
   t.true(snap.poll.count >= 1);
   t.is(typeof snap.poll.p99Ms, 'number');
+  t.is(snap.poll.group, 16, 'two workers: one tick polls both, at the group size a primary starts with');
 
   const named = await cli(run, ['status', 'shape', '--json']);
   t.is(named.exitCode, 0, named.stderr);

@@ -73,10 +73,10 @@ test('samples: the last one, and a worker\'s memory for its sparkline, at most 6
 test('poll durations and the stop are heard on the stream', (t) => {
   const w = world(1);
   w.events.emit('poll', { ms: 4 });
-  w.events.emit('poll', { ms: 6 });
+  w.events.emit('poll', { ms: 6, group: 32 });
   w.events.emit('stopping');
   const snap = w.model.snapshot();
-  t.like(snap.poll, { count: 2, lastMs: 6 });
+  t.like(snap.poll, { count: 2, lastMs: 6, group: 32 });
   t.true(snap.stopping);
   w.model.close();
   w.events.emit('poll', { ms: 8 });
