@@ -4,7 +4,7 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { OUTCOME, absorb, newWorkerPolicy } from '../../../src/core/policy/outcomes.js';
-import { decide, newPolicyState, STEP_EVERY_MS, WINDOW_EVERY_MS } from '../../../src/core/policy/decide.js';
+import { decide, newPolicyState, STEP_EVERY_MS, TREND_EVERY_MS, WINDOW_EVERY_MS } from '../../../src/core/policy/decide.js';
 import { detectLeak } from '../../../src/core/leak/leak-detector.js';
 import { SUSPECT_LEAD_MS } from '../../../src/core/leak/heap-confirm.js';
 import { SampleWindow } from '../../../src/core/forecast/sample-window.js';
@@ -104,6 +104,20 @@ test('decide: the same input gives the same output (no hidden state)', (t) => {
   const a = replay('heap-leak-fast', leak).map((r) => r.verdicts.map((v) => v.value));
   const b = replay('heap-leak-fast', leak).map((r) => r.verdicts.map((v) => v.value));
   t.deepEqual(a, b);
+});
+
+test('decide: the minute\'s trend is fitted once every TREND_EVERY_MS, the judgement keeping the last one between', (t) => {
+  const w = risingWorker({ to: 100_000 });
+  const ctx = { config: { ...CONFIG, workers: 1 }, totalLimit: null, cgroupLimit: null };
+  let state = deepFreeze(newPolicyState(1));
+  const seen = [];
+  for (let now = 80_000; now <= 80_000 + 2 * TREND_EVERY_MS; now += 1000) {
+    const out = decide(state, [w], now, ctx);
+    state = deepFreeze(out.state);
+    seen.push([out.judgements[0].judged.trendAt, out.judgements[0].judged.trend.rssPerSec]);
+  }
+  t.deepEqual([...new Set(seen.map(([at]) => at))], [80_000, 80_000 + TREND_EVERY_MS, 80_000 + 2 * TREND_EVERY_MS]);
+  t.true(seen.every(([, perSec]) => Math.abs(perSec - MiB) < 1024), 'the rising worker\'s 1 MiB/s, kept between fits');
 });
 
 test('decide with only: a worker outside the group keeps its memory and gets no verdict until its own tick', (t) => {
