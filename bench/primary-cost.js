@@ -43,7 +43,7 @@ import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
 import { startNodesup, startPrimary, freePort, cleanupAll, scratch, delay } from './lib/spawn.js';
 import { cpuMeter, rss, childrenOf } from './lib/proc.js';
-import { pollGroups } from '../src/primary/tick/group-size.js';
+import { pollGroups, GROUP_MIN } from '../src/primary/tick/group-size.js';
 import { fx, mib, mean, max, slope, ci95 } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 import { validateConfig } from '../src/config/validate.js';
@@ -265,10 +265,7 @@ async function versusOld() {
 const turnOrder = (kinds, i) => kinds.map((_, k) => kinds[(i + k) % kinds.length]);
 
 async function versusFloor() {
-  const fixed = opts['floor-fixed'] ? Number(opts['floor-fixed']) : null;
-  const floors = fixed ? ['floor', `floor-${fixed}`] : ['floor'];
-  const kinds = [...(OLD ? ['old', 'new'] : ['new']), ...floors];
-  const primaries = kinds.filter((k) => !floors.includes(k));
+  const kinds = OLD ? ['old', 'new', 'floor'] : ['new', 'floor'];
   const loadAtStart = os.loadavg()[0];
   const legs = [];
   for (let i = 0; i < PAIRS; i++) {
@@ -358,7 +355,7 @@ async function together(seconds) {
       row.historySec = Math.round((Date.now() - legs[primaries.at(-1)].readyAt) / 1000);
       // Each primary's tick round trip over its last 120 ticks, and the group size it polls at.
       for (const k of primaries) row[`${k}Poll`] = (await legs[k].run.status().catch(() => null))?.poll ?? {};
-      row.floorGroup = legs.floor.run.events.findLast((e) => e.event === 'floor.group')?.size ?? 16;
+      row.floorGroup = legs.floor.run.events.findLast((e) => e.event === 'floor.group')?.size ?? GROUP_MIN;
       minutes.push(row);
       process.stderr.write(`minute ${m + 1}: ${kinds.map((k) => `${k} ${fx(row[k], 2)} %`).join(', ')}, load ${fx(row.load, 1)}\n`);
     }
@@ -370,7 +367,7 @@ async function together(seconds) {
       '',
       table(['minute', 'history s', ...kinds.map((k) => `${k} CPU, % of a core`), ...pairs.map(([a, b]) => `${a} ÷ ${b}`), ...primaries.map((k) => `${k} tick p99 ms / group`), 'floor group', 'host load (1 min)'],
         minutes.map((r) => [r.minute, r.historySec, ...kinds.map((k) => fx(r[k], 2)), ...pairs.map(([a, b]) => fx(r[a] / r[b], 2)),
-          ...primaries.map((k) => `${fx(r[`${k}Poll`].p99Ms, 1)} / ${r[`${k}Poll`].group ?? 16}`), r.floorGroup, fx(r.load, 1)])),
+          ...primaries.map((k) => `${fx(r[`${k}Poll`].p99Ms, 1)} / ${r[`${k}Poll`].group ?? GROUP_MIN}`), r.floorGroup, fx(r.load, 1)])),
       '',
       full.length >= 2
         ? `**From the history's filling on (${full.length} minutes): ${pairs.map(([a, b]) => `${a} ÷ ${b} ${ciText(over(full, a, b).ci, 2)}`).join(', ')} (the mean of the minutes' ratios, 95 % interval over the minutes).**`
@@ -403,7 +400,7 @@ async function main() {
     '',
     table(['workers', 'ready after s', 'primary CPU, % of a core', 'target', 'primary RSS MiB (end / max)', 'groups', 'poll tick p50 / p99 / max ms', 'tick p99 target', 'ticks', 'workers\' CPU, % of a core (sum / each)', 'worker RSS MiB (mean)', 'recycles, restarts, exits in window'], rows.map((r) => [
       r.n, fx(r.startupSec, 1), fx(r.cpu, 2), TARGETS[r.n] ? `≤ ${TARGETS[r.n]} %: ${r.cpu <= TARGETS[r.n] ? 'met' : 'missed'}` : '-',
-      `${mib(r.rss)} / ${mib(r.rssMax)}`, pollGroups(r.n, r.poll.group ?? 16), `${fx(r.poll.p50Ms, 2)} / ${fx(r.poll.p99Ms, 2)} / ${fx(r.poll.maxMs, 1)}`,
+      `${mib(r.rss)} / ${mib(r.rssMax)}`, pollGroups(r.n, r.poll.group ?? GROUP_MIN), `${fx(r.poll.p50Ms, 2)} / ${fx(r.poll.p99Ms, 2)} / ${fx(r.poll.maxMs, 1)}`,
       r.n === 128 ? `≤ ${TICK_P99_TARGET_MS} ms: ${r.poll.p99Ms <= TICK_P99_TARGET_MS ? 'met' : 'missed'}` : '-', r.poll.count,
       `${fx(r.agentCpu, 1)} / ${fx(r.agentCpu / r.n, 2)}`, mib(r.workerRss), r.incidents,
     ])),
