@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
 import { startPrimary, startNodesup, freePort, load, cleanupAll, scratch } from './lib/spawn.js';
-import { cpuMeter } from './lib/proc.js';
+import { cpuMeter, childrenOf } from './lib/proc.js';
 import { mean, sd, min, max, fx, int, ci95 } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 import { oldTree, pairOrder, ratioCi, ciText, verdict, OLD_USAGE } from './lib/versus.js';
@@ -55,6 +55,27 @@ const LOAD_AT_START = os.loadavg()[0];
 const hostLoad = () => `Host load (1-minute load average): ${LOAD_AT_START.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end, on ${os.cpus().length} CPUs.`;
 const BARE = path.join(ROOT, 'bench/apps/bare-primary.js');
 
+// CPU a request, µs, of the primary and of the workers together. On a host whose cores the load
+// generator shares with the app, req/s swings with whatever else runs; the CPU the app's own
+// processes spent on each request does not, and says where a throughput gap is spent.
+function perRequest(requests, primarySeconds, workerSeconds) {
+  const us = (s) => (s === null || !requests ? null : (s * 1e6) / requests);
+  return { primaryUs: us(primarySeconds), workersUs: us(workerSeconds) };
+}
+const CPU_WHAT = 'CPU a request: utime+stime over the load (`/proc/<pid>/stat`) over the responses; the workers\' is the sum over the primary\'s children.';
+const usText = (xs) => (xs.includes(null) ? '-' : fx(mean(xs), 1));
+/** The CPU a request, nodesup's runs ÷ bare's, as a line of the section. */
+function cpuRatioLine(label, bare, kind) {
+  const parts = ['workersUs', 'primaryUs'].map((key) => {
+    const xs = kind.map((r) => r[key]);
+    const ys = bare.map((r) => r[key]);
+    return xs.includes(null) || ys.includes(null) ? null : ratioCi(ys, xs);
+  });
+  const total = ratioCi(bare.map((r) => r.primaryUs + r.workersUs), kind.map((r) => r.primaryUs + r.workersUs));
+  if (parts.includes(null)) return `${label}: the CPU a request could not be read in every run.`;
+  return `${label}, CPU a request: **workers ${ciText(parts[0].ci)}**, primary ${ciText(parts[1].ci, 2)}, the two together ${ciText(total.ci)}.`;
+}
+
 async function oneRun(kind) {
   const port = await freePort();
   const env = { PORT: String(port), WORKERS: String(WORKERS) };
@@ -67,12 +88,18 @@ async function oneRun(kind) {
     const url = `http://127.0.0.1:${port}${APP_OF.path}`;
     if (WARMUP > 0) await load({ url, connections: CONNECTIONS, duration: WARMUP }).result;
     const cpu = cpuMeter(start.primaryPid);
+    const workers = childrenOf(start.primaryPid).map((pid) => cpuMeter(pid));
     cpu.start();
+    for (const w of workers) w.start();
     const r = await load({ url, connections: CONNECTIONS, duration: DURATION }).result;
     const primaryCpu = cpu.stop();
+    const workerSeconds = workers.map((w) => w.stop()?.cpuSeconds ?? null);
     // nodesup must have been sampling throughout, or the comparison means nothing.
     const pollTicks = kind === 'bare' ? null : (await run.status()).poll?.count ?? null;
-    return { kind, reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed, primaryCpu: primaryCpu?.percent ?? null, pollTicks };
+    return {
+      kind, reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed, primaryCpu: primaryCpu?.percent ?? null, pollTicks,
+      ...perRequest(r.responses, primaryCpu?.cpuSeconds ?? null, workers.length >= WORKERS && !workerSeconds.includes(null) ? workerSeconds.reduce((a, b) => a + b, 0) : null),
+    };
   } finally {
     const { code } = await run.stop();
     if (code !== 0) process.stderr.write(`${kind}: exited with ${code}\n`);
@@ -99,14 +126,15 @@ async function main() {
   const row = (kind, label) => {
     const xs = rps(kind);
     return [label, xs.length, int(mean(xs)), int(sd(xs)), `${int(min(xs))}–${int(max(xs))}`, fx(mean(of(kind).map((r) => r.p99)), 1),
-      fx(mean(of(kind).map((r) => r.primaryCpu)), 1), of(kind).reduce((a, r) => a + r.failed, 0)];
+      fx(mean(of(kind).map((r) => r.primaryCpu)), 1), usText(of(kind).map((r) => r.primaryUs)), usText(of(kind).map((r) => r.workersUs)), of(kind).reduce((a, r) => a + r.failed, 0)];
   };
   const body = [
-    `The app (\`${APP_OF.file}\`, ${APP_OF.what}) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`: forks, nothing else) and under nodesup with defaults (poll 1s, metrics on, leak detection on), ${WORKERS} workers each; runs alternate bare, nodesup, bare, …; each run: fresh primary, ready by events, ${WARMUP} s warm-up (discarded), then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1 from a separate process on the same machine.`,
+    `The app (\`${APP_OF.file}\`, ${APP_OF.what}) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`: forks, nothing else) and under nodesup with defaults (poll 1s, metrics on, leak detection on), ${WORKERS} workers each; runs alternate bare, nodesup, bare, …; each run: fresh primary, ready by events, ${WARMUP} s warm-up (discarded), then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1 from a separate process on the same machine. ${CPU_WHAT}`,
     '',
-    table(['primary', 'runs', 'req/s mean', '± sd', 'min–max', 'p99 latency ms (mean)', 'primary CPU, % of a core', 'failed'], [row('bare', 'bare node:cluster'), row('nodesup', 'nodesup')]),
+    table(['primary', 'runs', 'req/s mean', '± sd', 'min–max', 'p99 latency ms (mean)', 'primary CPU, % of a core', 'primary CPU a request, µs', 'workers\' CPU a request, µs', 'failed'], [row('bare', 'bare node:cluster'), row('nodesup', 'nodesup')]),
     '',
     `**nodesup / bare throughput = ${fx(ratio, 3)}, 95 % interval ${fx(low, 3)}–${fx(high, 3)}** over ${pairs.length} alternating pairs (target ≥ ${TARGET}: ${low >= TARGET ? 'met, the whole interval' : ratio >= TARGET ? 'met by the mean, not by the whole interval' : 'missed'}); per-pair ratios ${fx(min(pairs), 3)}–${fx(max(pairs), 3)}. p99 latency nodesup / bare: ${fx(p99[0], 2)} (${fx(p99[1], 2)}–${fx(p99[2], 2)}).`,
+    cpuRatioLine('nodesup ÷ bare', of('bare'), of('nodesup')),
     '',
     `Runs in order (req/s): ${runs.map((r) => `${r.kind} ${int(r.reqPerSec)}`).join(', ')}.`,
     '',
@@ -135,16 +163,18 @@ async function versusOld() {
   const row = (kind, label) => {
     const xs = field(kind, 'reqPerSec');
     return [label, xs.length, int(mean(xs)), int(sd(xs)), `${int(min(xs))}–${int(max(xs))}`, fx(mean(field(kind, 'p99')), 1),
-      fx(mean(field(kind, 'primaryCpu')), 1), of(kind).reduce((a, r) => a + r.failed, 0)];
+      fx(mean(field(kind, 'primaryCpu')), 1), usText(field(kind, 'primaryUs')), usText(field(kind, 'workersUs')), of(kind).reduce((a, r) => a + r.failed, 0)];
   };
   const body = [
-    `The app (\`${APP_OF.file}\`, ${APP_OF.what}) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`: forks, nothing else) and under nodesup with defaults (poll 1s, metrics on, leak detection on) from the old checkout (${OLD.commit}) and from this one, ${WORKERS} workers each; ${RUNS} rounds of bare, then old and new (old first in odd-numbered rounds, new first in even ones); each run: fresh primary, ready by events, ${WARMUP} s warm-up (discarded), then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1 from a separate process on the same machine. Ratios: the mean of the rounds' ratios, with its 95 % interval.`,
+    `The app (\`${APP_OF.file}\`, ${APP_OF.what}) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`: forks, nothing else) and under nodesup with defaults (poll 1s, metrics on, leak detection on) from the old checkout (${OLD.commit}) and from this one, ${WORKERS} workers each; ${RUNS} rounds of bare, then old and new (old first in odd-numbered rounds, new first in even ones); each run: fresh primary, ready by events, ${WARMUP} s warm-up (discarded), then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1 from a separate process on the same machine. Ratios: the mean of the rounds' ratios, with its 95 % interval. ${CPU_WHAT}`,
     '',
-    table(['primary', 'runs', 'req/s mean', '± sd', 'min–max', 'p99 latency ms (mean)', 'primary CPU, % of a core', 'failed'],
+    table(['primary', 'runs', 'req/s mean', '± sd', 'min–max', 'p99 latency ms (mean)', 'primary CPU, % of a core', 'primary CPU a request, µs', 'workers\' CPU a request, µs', 'failed'],
       [row('bare', 'bare node:cluster'), row('old', `nodesup old (${OLD.commit})`), row('new', 'nodesup new (this checkout)')]),
     '',
     `**new ÷ old throughput = ${ciText(tput.ci)}**, 95 % interval over ${tput.ratios.length} pairs: ${verdict(tput, { better: 'higher' })}; per-pair ratios ${fx(min(tput.ratios), 3)}–${fx(max(tput.ratios), 3)}.`,
     `Against bare: old ÷ bare ${ciText(oldBare.ci)}, new ÷ bare ${ciText(newBare.ci)} (target ≥ ${TARGET}). p99 latency new ÷ old ${ciText(p99.ci, 2)}; primary CPU new ÷ old ${ciText(cpu.ci, 2)}: ${verdict(cpu, { better: 'lower' })}.`,
+    cpuRatioLine('new ÷ old', of('old'), of('new')),
+    cpuRatioLine('new ÷ bare', of('bare'), of('new')),
     '',
     `Runs in order (req/s): ${runs.map((r) => `${r.kind} ${int(r.reqPerSec)}`).join(', ')}.`,
     '',
