@@ -11,6 +11,7 @@ const opts = benchArgs({ only: { type: 'string' } }, 'node bench/run-all.js [--q
 const pass = [...(opts.quick ? ['--quick'] : []), ...(opts.results ? ['--results', opts.results] : [])];
 const steps = [
   ['overhead', ['bench/overhead.js']],
+  ['overhead-together', ['bench/overhead-together.js']],
   ['recycles', ['bench/recycles.js']],
   ['detection', ['bench/detection.js']],
   // The issue's 60 s target, tried: a window short enough for it, and what that costs healthy apps.

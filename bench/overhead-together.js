@@ -1,0 +1,116 @@
+// Throughput overhead with both primaries up at once: a bare node:cluster primary and nodesup
+// (defaults: poll 1s, metrics on, leak detection on), the same app and worker count, started
+// once and loaded in turns, a short burst each, for many rounds. overhead.js starts a fresh
+// primary for every run, 30 s apart; on a shared 2-core host the load's speed drifts over that
+// much time by more than the few percent sought, and its interval stays wide. Bursts a few
+// seconds apart see the same host. Both keep running between bursts, so nodesup's ticks, its
+// leak checks past the warm-up (and any suspicion they raise) fall inside the measure as they
+// would in production.
+//   node bench/overhead-together.js [--quick] [--write] [--rounds 40] [--burst 3] [--app hello|express]
+import os from 'node:os';
+import path from 'node:path';
+import { benchArgs, ROOT } from './lib/args.js';
+import { startPrimary, startNodesup, freePort, load, cleanupAll, scratch } from './lib/spawn.js';
+import { cpuMeter, childrenOf } from './lib/proc.js';
+import { mean, fx, int } from './lib/stats.js';
+import { publish, table } from './lib/results.js';
+import { ratioCi, ciText } from './lib/versus.js';
+
+const opts = benchArgs({
+  rounds: { type: 'string' }, burst: { type: 'string' }, warmup: { type: 'string' },
+  connections: { type: 'string', default: '32' }, workers: { type: 'string', default: '2' }, app: { type: 'string', default: 'hello' },
+}, 'node bench/overhead-together.js [--quick] [--write] [--rounds N] [--burst S] [--warmup S] [--connections C] [--workers N] [--app hello|express]');
+const APPS = {
+  hello: { file: 'bench/apps/hello.js', path: '/', target: 0.97, what: 'a hello world' },
+  express: { file: 'bench/apps/express-json.js', path: '/users?limit=50&min=20', target: 0.99, what: 'an express JSON API (filter, sort, page 500 users, a middleware, res.json)' },
+};
+const APP_OF = APPS[opts.app];
+if (!APP_OF) {
+  process.stderr.write(`--app ${opts.app}: one of ${Object.keys(APPS).join(', ')}\n`);
+  process.exit(2);
+}
+const ROUNDS = Number(opts.rounds ?? (opts.quick ? 3 : 40));
+const BURST = Number(opts.burst ?? (opts.quick ? 2 : 3));
+const WARMUP = Number(opts.warmup ?? (opts.quick ? 2 : 10));
+const CONNECTIONS = Number(opts.connections);
+const WORKERS = Number(opts.workers);
+const APP = path.join(ROOT, APP_OF.file);
+const LOAD_AT_START = os.loadavg()[0];
+const KINDS = ['bare', 'nodesup'];
+
+async function startBoth() {
+  const started = {};
+  for (const kind of KINDS) {
+    const port = await freePort();
+    const env = { PORT: String(port), WORKERS: String(WORKERS) };
+    const run = kind === 'bare'
+      ? startPrimary([path.join(ROOT, 'bench/apps/bare-primary.js'), APP], { env, cwd: scratch(), name: 'bare primary' })
+      : startNodesup([APP, '-w', String(WORKERS), '--poll-interval', '1s', '--metrics', `127.0.0.1:${await freePort()}`, '--log-format', 'json'], { env });
+    const start = await run.waitFor((e) => e.event === 'supervisor.start', { what: 'supervisor.start' });
+    await run.waitReady(WORKERS, { timeout: 60_000 });
+    started[kind] = { run, pid: start.primaryPid, url: `http://127.0.0.1:${port}${APP_OF.path}` };
+  }
+  return started;
+}
+
+/** One burst of load on one primary: req/s, p99 and the CPU a request of its processes. */
+async function burst({ pid, url }) {
+  const primary = cpuMeter(pid);
+  const children = childrenOf(pid).map((p) => cpuMeter(p));
+  primary.start();
+  for (const c of children) c.start();
+  const r = await load({ url, connections: CONNECTIONS, duration: BURST }).result;
+  const p = primary.stop();
+  const kids = children.map((c) => c.stop()?.cpuSeconds ?? null);
+  const us = (s) => (s === null || !r.responses ? null : (s * 1e6) / r.responses);
+  return {
+    reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed,
+    primaryUs: us(p?.cpuSeconds ?? null), workersUs: kids.includes(null) ? null : us(kids.reduce((a, b) => a + b, 0)),
+  };
+}
+
+async function main() {
+  const started = await startBoth();
+  for (const kind of KINDS) await load({ url: started[kind].url, connections: CONNECTIONS, duration: WARMUP }).result;
+  const t0 = Date.now();
+  const rounds = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const round = {};
+    for (const kind of i % 2 ? [...KINDS].reverse() : KINDS) round[kind] = await burst(started[kind]);
+    rounds.push(round);
+    process.stderr.write(`round ${i + 1}/${ROUNDS}: ${KINDS.map((k) => `${k} ${int(round[k].reqPerSec)} req/s`).join(', ')}\n`);
+  }
+  const minutes = (Date.now() - t0) / 60_000;
+  const status = await started.nodesup.run.status();
+  const suspicions = started.nodesup.run.events.filter((e) => /^leak\./.test(e.event ?? '')).length;
+  for (const kind of KINDS) {
+    const { code } = await started[kind].run.stop();
+    if (code !== 0) process.stderr.write(`${kind}: exited with ${code}\n`);
+  }
+  const field = (kind, key) => rounds.map((r) => r[kind][key]);
+  const tput = ratioCi(field('bare', 'reqPerSec'), field('nodesup', 'reqPerSec'));
+  const p99 = ratioCi(field('bare', 'p99'), field('nodesup', 'p99'));
+  const total = (kind) => rounds.map((r) => (r[kind].workersUs === null || r[kind].primaryUs === null ? NaN : r[kind].workersUs + r[kind].primaryUs));
+  const workers = ratioCi(field('bare', 'workersUs'), field('nodesup', 'workersUs'));
+  const cpu = ratioCi(total('bare'), total('nodesup'));
+  const [m, lo] = tput.ci;
+  const met = lo >= APP_OF.target ? 'met, the whole interval' : m >= APP_OF.target ? 'met by the mean, not by the whole interval' : 'missed';
+  const row = (kind, label) => [label, rounds.length, int(mean(field(kind, 'reqPerSec'))), fx(mean(field(kind, 'p99')), 1),
+    fx(mean(field(kind, 'primaryUs')), 2), fx(mean(field(kind, 'workersUs')), 1), rounds.reduce((a, r) => a + r[kind].failed, 0)];
+  const body = [
+    `The app (\`${APP_OF.file}\`, ${APP_OF.what}) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`) and under nodesup with defaults (poll 1s, metrics on, leak detection on), ${WORKERS} workers each, both started once and running side by side; after a ${WARMUP} s warm-up of each, ${ROUNDS} rounds of a ${BURST} s burst on each (bare first in odd-numbered rounds, nodesup first in even ones): autocannon ${CONNECTIONS} keep-alive connections on 127.0.0.1 from a separate process. The rounds took ${fx(minutes, 1)} minutes (nodesup holds its leak checks for a worker's first 80 s at the defaults). CPU a request: utime+stime over the burst (\`/proc/<pid>/stat\`) over the responses; the workers' is the sum over the primary's children.`,
+    '',
+    table(['primary', 'bursts', 'req/s mean', 'p99 latency ms (mean)', 'primary CPU a request, µs', 'workers\' CPU a request, µs', 'failed'],
+      [row('bare', 'bare node:cluster'), row('nodesup', 'nodesup')]),
+    '',
+    `**nodesup ÷ bare throughput = ${ciText(tput.ci)}** over ${tput.ratios.length} rounds (target ≥ ${APP_OF.target}, the interval's lower end ≥ 0.95: ${met}); p99 latency ${ciText(p99.ci, 2)}.`,
+    `nodesup ÷ bare, CPU a request: workers ${ciText(workers.ci)}; primary and workers together ${ciText(cpu.ci)}.`,
+    `nodesup at the end: ${status.poll?.count ?? '?'} poll ticks; ${suspicions} leak event(s) in its log.`,
+    '',
+    `Host load (1-minute load average): ${LOAD_AT_START.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end, on ${os.cpus().length} CPUs.`,
+  ].join('\n');
+  publish(opts, opts.app === 'hello' ? 'overhead-together' : `overhead-together-${opts.app}`,
+    `Throughput overhead, both primaries side by side${opts.app === 'hello' ? '' : `, ${opts.app} app`}`, body);
+}
+
+main().catch((err) => { process.stderr.write(`overhead-together: ${err.stack}\n`); process.exitCode = 1; }).finally(cleanupAll);
