@@ -15,6 +15,7 @@ import { cpuMeter, childrenOf } from './lib/proc.js';
 import { mean, fx, int } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 import { ratioCi, ciText } from './lib/versus.js';
+import { SUSPECT_LEAD_MS } from '../src/core/leak/heap-confirm.js';
 
 const opts = benchArgs({
   rounds: { type: 'string' }, burst: { type: 'string' }, warmup: { type: 'string' },
@@ -48,7 +49,7 @@ async function startBoth() {
       : startNodesup([APP, '-w', String(WORKERS), '--poll-interval', '1s', '--metrics', `127.0.0.1:${await freePort()}`, '--log-format', 'json'], { env });
     const start = await run.waitFor((e) => e.event === 'supervisor.start', { what: 'supervisor.start' });
     await run.waitReady(WORKERS, { timeout: 60_000 });
-    started[kind] = { run, pid: start.primaryPid, url: `http://127.0.0.1:${port}${APP_OF.path}` };
+    started[kind] = { run, pid: start.primaryPid, url: `http://127.0.0.1:${port}${APP_OF.path}`, readyAt: Date.now() };
   }
   return started;
 }
@@ -75,7 +76,7 @@ async function main() {
   const t0 = Date.now();
   const rounds = [];
   for (let i = 0; i < ROUNDS; i++) {
-    const round = {};
+    const round = { sinceReady: Date.now() - started.nodesup.readyAt };
     for (const kind of i % 2 ? [...KINDS].reverse() : KINDS) round[kind] = await burst(started[kind]);
     rounds.push(round);
     process.stderr.write(`round ${i + 1}/${ROUNDS}: ${KINDS.map((k) => `${k} ${int(round[k].reqPerSec)} req/s`).join(', ')}\n`);
@@ -93,6 +94,14 @@ async function main() {
   const total = (kind) => rounds.map((r) => (r[kind].workersUs === null || r[kind].primaryUs === null ? NaN : r[kind].workersUs + r[kind].primaryUs));
   const workers = ratioCi(field('bare', 'workersUs'), field('nodesup', 'workersUs'));
   const cpu = ratioCi(total('bare'), total('nodesup'));
+  // A leak suspicion may start this long after a worker is ready (its warm-up hold less the lead
+  // a verdict needs): rounds before it measure nodesup without any, rounds after with what came.
+  const suspicionFrom = status.config.leak.warmUp - SUSPECT_LEAD_MS;
+  const split = [['before', (r) => r.sinceReady < suspicionFrom], ['after', (r) => r.sinceReady >= suspicionFrom]].map(([when, keep]) => {
+    const rs = rounds.filter(keep);
+    const c = ratioCi(rs.map((r) => r.bare.reqPerSec), rs.map((r) => r.nodesup.reqPerSec));
+    return `rounds begun ${when} ${fx(suspicionFrom / 1000, 0)} s from readiness (the first moment a leak suspicion may start): ${rs.length}${rs.length >= 2 ? `, nodesup ÷ bare ${ciText(c.ci)}` : ''}`;
+  });
   const [m, lo] = tput.ci;
   const met = lo >= APP_OF.target ? 'met, the whole interval' : m >= APP_OF.target ? 'met by the mean, not by the whole interval' : 'missed';
   const row = (kind, label) => [label, rounds.length, int(mean(field(kind, 'reqPerSec'))), fx(mean(field(kind, 'p99')), 1),
@@ -105,7 +114,10 @@ async function main() {
     '',
     `**nodesup ÷ bare throughput = ${ciText(tput.ci)}** over ${tput.ratios.length} rounds (target ≥ ${APP_OF.target}, the interval's lower end ≥ 0.95: ${met}); p99 latency ${ciText(p99.ci, 2)}.`,
     `nodesup ÷ bare, CPU a request: workers ${ciText(workers.ci)}; primary and workers together ${ciText(cpu.ci)}.`,
+    `By when the round began: ${split.join('; ')}.`,
     `nodesup at the end: ${status.poll?.count ?? '?'} poll ticks; ${suspicions} leak event(s) in its log.`,
+    '',
+    `Rounds in order (req/s, bare/nodesup; seconds from readiness): ${rounds.map((r) => `${int(r.bare.reqPerSec)}/${int(r.nodesup.reqPerSec)} (${fx(r.sinceReady / 1000, 0)})`).join(', ')}.`,
     '',
     `Host load (1-minute load average): ${LOAD_AT_START.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end, on ${os.cpus().length} CPUs.`,
   ].join('\n');
