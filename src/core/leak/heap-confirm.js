@@ -129,19 +129,37 @@ const AFTER_GC = new Set(['heapFloor']);
  * within suspectMs) and above the lowest one before it, at the suspect rate: a leak's survivors
  * pile up, a sawtooth's ramp rises too (the trend then judges it, as before), memory no GC has
  * touched says nothing yet. Without GC counts (an agent that does not send them) the trend alone
- * decides. Read from the window's columns (NaN where a sample has no value), as the trend maths
- * are: it runs for every judged worker on every tick.
+ * decides.
+ *
+ * A busy worker collects on nearly every poll, and a scavenge leaves the old generation's garbage
+ * in place: its floors after scavenges climb between major GCs however healthy it is. A healthy
+ * hello world under load drew a suspicion as soon as the warm-up let it, and again after every
+ * hold, and ran the sites' profiler about 40 % of the time (bench/RESULTS.md, "overhead-together").
+ * So where major GCs came often enough to judge by (a recent one and one at least suspectMinMs
+ * before it, within the lookback), only the floors read after them count; otherwise every GC does.
+ * Read from the window's columns (NaN where a sample has no value), as the trend maths are: it
+ * runs for every judged worker on every tick.
  * @param {import('../forecast/sample-window.js').SampleWindow} window @param {string} field
  * @param {number} since  the history read @param {number} now @param {number} minGrowth
  */
 export function survivedGcs(window, field, since, now, minGrowth) {
+  return risenAfter(window, 'majorGcCount', field, since, now, minGrowth, false) ?? risenAfter(window, 'gcCount', field, since, now, minGrowth, true);
+}
+
+/**
+ * survivedGcs by one GC counter: true or false, or null where the counter cannot judge (no counted
+ * sample; with `strict` false, also no recent GC of that kind or none early enough to compare).
+ * @param {boolean} strict  unable to judge for want of a recent or an early enough GC is false
+ */
+function risenAfter(window, counter, field, since, now, minGrowth, strict) {
   const ts = window.column('t');
-  const gcs = window.column('gcCount');
+  const gcs = window.column(counter);
   const vs = window.column(field);
   const from = Math.max(1, window.indexSince(since));
   // A GC count compared with NaN is false: a poll without both counts is no GC, and a floor
   // equal to itself is one the poll has.
   const afterGc = (i) => gcs[i] > gcs[i - 1] && vs[i] === vs[i];
+  const undecided = strict ? false : null;
   // The newest floor read after a GC, searched from the newest sample back: once a counted sample
   // is older than suspectMs, none older can be recent enough, so an idle worker stops there.
   let newest = -1;
@@ -149,17 +167,18 @@ export function survivedGcs(window, field, since, now, minGrowth) {
   for (let i = ts.length - 1; i >= from && newest < 0; i--) {
     if (Number.isNaN(gcs[i]) || Number.isNaN(gcs[i - 1])) continue;
     anyCounted = true;
-    if (now - ts[i] > C.suspectMs) return false;
+    if (now - ts[i] > C.suspectMs) return undecided;
     if (afterGc(i)) newest = i;
   }
-  if (!anyCounted) return true;
-  if (newest < 0) return false;
+  if (!anyCounted) return strict ? true : null;
+  if (newest < 0) return undecided;
   const lastT = ts[newest];
   let low = -1;
   for (let i = from; i < newest; i++) {
     if (afterGc(i) && ts[i] <= lastT - C.suspectMinMs && (low < 0 || vs[i] < vs[low])) low = i;
   }
-  return low >= 0 && (vs[newest] - vs[low]) / ((lastT - ts[low]) / 1000) >= C.suspect * minGrowth;
+  if (low < 0) return undecided;
+  return (vs[newest] - vs[low]) / ((lastT - ts[low]) / 1000) >= C.suspect * minGrowth;
 }
 
 // Polled external memory only raises a suspicion: on Node 24+ short-lived Buffers may wait for a

@@ -87,3 +87,33 @@ test('survivedGcs measures from the earliest of equal lows: the rise over the lo
   t.false(survivedGcs(window, 'heapFloor', -120_000, 40_000, MiB / 60));
   t.true(survivedGcs(window, 'heapFloor', 15_000, 40_000, MiB / 60), 'from 20 s alone the same rise is a suspicion');
 });
+
+/**
+ * A busy worker's window: a scavenge every poll, a major GC every `majorEvery` s. After each
+ * scavenge the floor holds the old garbage gathered since the last major GC (`garbage` B/s);
+ * after a major GC only what the app retains, which rises at `leak` B/s.
+ */
+function busyWindow({ seconds, majorEvery, garbage, leak }) {
+  const window = new SampleWindow({ maxAgeMs: Infinity });
+  let majors = 0;
+  for (let i = 0; i <= seconds; i++) {
+    const major = i > 0 && i % majorEvery === 0;
+    if (major) majors++;
+    const sinceMajor = i % majorEvery;
+    window.push({ t: i * 1000, gcCount: i, majorGcCount: majors, heapFloor: 10 * MiB + leak * i + garbage * sinceMajor });
+  }
+  return window;
+}
+
+test('survivedGcs judges a busy worker by the floors after its major GCs', (t) => {
+  const o = { seconds: 120, garbage: 200 * 1024 };
+  // Old garbage climbing 200 KiB/s between major GCs every 12 s: after every scavenge the floor
+  // reads higher than 15 s before, but what survives the major GCs is flat.
+  t.false(survivedGcs(busyWindow({ ...o, majorEvery: 12, leak: 0 }), 'heapFloor', 0, 120_000, MiB / 60));
+  // The same worker leaking 1 MiB a minute: its major GCs' floors rise at that rate.
+  t.true(survivedGcs(busyWindow({ ...o, majorEvery: 12, leak: MiB / 60 }), 'heapFloor', 0, 120_000, MiB / 60));
+  // Major GCs too rare to judge by (one in the lookback, none to compare it with): every GC
+  // counts, as without the counts.
+  const rare = busyWindow({ ...o, majorEvery: 100, leak: 0 });
+  t.true(survivedGcs(rare, 'heapFloor', 0, 120_000, MiB / 60), 'floors after scavenges rose: a suspicion, as before');
+});
