@@ -135,23 +135,26 @@ const AFTER_GC = new Set(['heapFloor']);
  * in place: its floors after scavenges climb between major GCs however healthy it is. A healthy
  * hello world under load drew a suspicion as soon as the warm-up let it, and again after every
  * hold, and ran the sites' profiler about 40 % of the time (bench/RESULTS.md, "overhead-together").
- * So where major GCs came often enough to judge by (a recent one and one at least suspectMinMs
- * before it, within the lookback), only the floors read after them count; otherwise every GC does.
+ * So where two major GCs came within the lookback, at least suspectMinMs apart, only the floors
+ * read after them count, however long ago the newest was (a hello world under load collected its
+ * old generation every 30–40 s, the floors after it falling); otherwise every GC does.
  * Read from the window's columns (NaN where a sample has no value), as the trend maths are: it
  * runs for every judged worker on every tick.
  * @param {import('../forecast/sample-window.js').SampleWindow} window @param {string} field
  * @param {number} since  the history read @param {number} now @param {number} minGrowth
  */
 export function survivedGcs(window, field, since, now, minGrowth) {
-  return risenAfter(window, 'majorGcCount', field, since, now, minGrowth, false) ?? risenAfter(window, 'gcCount', field, since, now, minGrowth, true);
+  return risenAfter(window, 'majorGcCount', field, since, now, minGrowth, { recentMs: Infinity, strict: false })
+    ?? risenAfter(window, 'gcCount', field, since, now, minGrowth, { recentMs: C.suspectMs, strict: true });
 }
 
 /**
  * survivedGcs by one GC counter: true or false, or null where the counter cannot judge (no counted
- * sample; with `strict` false, also no recent GC of that kind or none early enough to compare).
- * @param {boolean} strict  unable to judge for want of a recent or an early enough GC is false
+ * sample; unless `strict`, also no GC of that kind within `recentMs`, or none early enough to compare).
+ * @param {{recentMs: number, strict: boolean}} o  recentMs: how old the newest GC's floor may be;
+ *   strict: a want of GCs to compare is false, not null
  */
-function risenAfter(window, counter, field, since, now, minGrowth, strict) {
+function risenAfter(window, counter, field, since, now, minGrowth, { recentMs, strict }) {
   const ts = window.column('t');
   const gcs = window.column(counter);
   const vs = window.column(field);
@@ -161,13 +164,13 @@ function risenAfter(window, counter, field, since, now, minGrowth, strict) {
   const afterGc = (i) => gcs[i] > gcs[i - 1] && vs[i] === vs[i];
   const undecided = strict ? false : null;
   // The newest floor read after a GC, searched from the newest sample back: once a counted sample
-  // is older than suspectMs, none older can be recent enough, so an idle worker stops there.
+  // is older than recentMs, none older can be recent enough, so an idle worker stops there.
   let newest = -1;
   let anyCounted = false;
   for (let i = ts.length - 1; i >= from && newest < 0; i--) {
     if (Number.isNaN(gcs[i]) || Number.isNaN(gcs[i - 1])) continue;
     anyCounted = true;
-    if (now - ts[i] > C.suspectMs) return undecided;
+    if (now - ts[i] > recentMs) return undecided;
     if (afterGc(i)) newest = i;
   }
   if (!anyCounted) return strict ? true : null;

@@ -116,4 +116,8 @@ test('survivedGcs judges a busy worker by the floors after its major GCs', (t) =
   // counts, as without the counts.
   const rare = busyWindow({ ...o, majorEvery: 100, leak: 0 });
   t.true(survivedGcs(rare, 'heapFloor', 0, 120_000, MiB / 60), 'floors after scavenges rose: a suspicion, as before');
+  // Major GCs 55 s apart, the newest 50 s ago (at 55 and 110 s; read at 160 s over 120 s): they
+  // still judge, and the floors after them are flat.
+  t.false(survivedGcs(busyWindow({ ...o, seconds: 160, majorEvery: 55, leak: 0 }), 'heapFloor', 40_000, 160_000, MiB / 60));
+  t.true(survivedGcs(busyWindow({ ...o, seconds: 160, majorEvery: 55, leak: MiB / 60 }), 'heapFloor', 40_000, 160_000, MiB / 60));
 });
