@@ -25,6 +25,7 @@ export const CONFIRM = Object.freeze({
   suspectMinMs: 15_000, // and needs at least this much of it, from readiness on
   suspect: 0.5, // × leak.minGrowth: the floor's trend that raises a suspicion
   gcLookbackMs: 120_000, // the floors read just after a GC, over this much history (survivedGcs)
+  busyGcShare: 0.5, // polls over suspectMs that saw a GC: a worker this busy is judged by its major GCs
   points: 4, // points a verdict needs (three intervals: one step cannot pass for a ramp)
   maxPoints: 8, // the verdict reads the newest this many
   r2: 0.9,
@@ -135,17 +136,32 @@ const AFTER_GC = new Set(['heapFloor']);
  * in place: its floors after scavenges climb between major GCs however healthy it is. A healthy
  * hello world under load drew a suspicion as soon as the warm-up let it, and again after every
  * hold, and ran the sites' profiler about 40 % of the time (bench/RESULTS.md, "overhead-together").
- * So where two major GCs came within the lookback, at least suspectMinMs apart, only the floors
- * read after them count, however long ago the newest was (a hello world under load collected its
- * old generation every 30–40 s, the floors after it falling); otherwise every GC does.
+ * So on a busy worker (a GC in at least busyGcShare of the polls over suspectMs) with two major
+ * GCs in the lookback, at least suspectMinMs apart, only the floors read after those count, however
+ * long ago the newest was (a hello world under load collected its old generation every 30–40 s,
+ * the floors after it falling); a busy worker's leak brings its major GCs on. Otherwise every GC
+ * counts, as it always did for quiet workers, whose floors it was made for.
  * Read from the window's columns (NaN where a sample has no value), as the trend maths are: it
  * runs for every judged worker on every tick.
  * @param {import('../forecast/sample-window.js').SampleWindow} window @param {string} field
  * @param {number} since  the history read @param {number} now @param {number} minGrowth
  */
 export function survivedGcs(window, field, since, now, minGrowth) {
-  return risenAfter(window, 'majorGcCount', field, since, now, minGrowth, { recentMs: Infinity, strict: false })
+  return (busy(window, now) ? risenAfter(window, 'majorGcCount', field, since, now, minGrowth, { recentMs: Infinity, strict: false }) : null)
     ?? risenAfter(window, 'gcCount', field, since, now, minGrowth, { recentMs: C.suspectMs, strict: true });
+}
+
+/** Whether GCs came in at least busyGcShare of the polls over suspectMs (polls with both counts). */
+function busy(window, now) {
+  const gcs = window.column('gcCount');
+  let polls = 0;
+  let withGc = 0;
+  for (let i = window.indexSince(now - C.suspectMs) + 1; i < gcs.length; i++) {
+    if (Number.isNaN(gcs[i]) || Number.isNaN(gcs[i - 1])) continue;
+    polls++;
+    if (gcs[i] > gcs[i - 1]) withGc++;
+  }
+  return polls > 0 && withGc >= C.busyGcShare * polls;
 }
 
 /**

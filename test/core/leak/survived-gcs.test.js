@@ -89,18 +89,18 @@ test('survivedGcs measures from the earliest of equal lows: the rise over the lo
 });
 
 /**
- * A busy worker's window: a scavenge every poll, a major GC every `majorEvery` s. After each
+ * A worker's window: a scavenge every `gcEvery` polls (1: busy), a major GC every `majorEvery` s. After each
  * scavenge the floor holds the old garbage gathered since the last major GC (`garbage` B/s);
  * after a major GC only what the app retains, which rises at `leak` B/s.
  */
-function busyWindow({ seconds, majorEvery, garbage, leak }) {
+function busyWindow({ seconds, majorEvery, garbage, leak, gcEvery = 1 }) {
   const window = new SampleWindow({ maxAgeMs: Infinity });
   let majors = 0;
   for (let i = 0; i <= seconds; i++) {
     const major = i > 0 && i % majorEvery === 0;
     if (major) majors++;
     const sinceMajor = i % majorEvery;
-    window.push({ t: i * 1000, gcCount: i, majorGcCount: majors, heapFloor: 10 * MiB + leak * i + garbage * sinceMajor });
+    window.push({ t: i * 1000, gcCount: Math.floor(i / gcEvery), majorGcCount: majors, heapFloor: 10 * MiB + leak * i + garbage * sinceMajor });
   }
   return window;
 }
@@ -120,4 +120,7 @@ test('survivedGcs judges a busy worker by the floors after its major GCs', (t) =
   // still judge, and the floors after them are flat.
   t.false(survivedGcs(busyWindow({ ...o, seconds: 160, majorEvery: 55, leak: 0 }), 'heapFloor', 40_000, 160_000, MiB / 60));
   t.true(survivedGcs(busyWindow({ ...o, seconds: 160, majorEvery: 55, leak: MiB / 60 }), 'heapFloor', 40_000, 160_000, MiB / 60));
+  // A quiet worker (a GC every 4 polls) is judged by every GC, as before: the floor after its
+  // newest GC (a scavenge, at 116 s) is above the one after a major GC at 96 s.
+  t.true(survivedGcs(busyWindow({ ...o, seconds: 116, majorEvery: 12, leak: 0, gcEvery: 4 }), 'heapFloor', 0, 116_000, MiB / 60));
 });
