@@ -14,6 +14,7 @@ import { startPrimary, startNodesup, freePort, load, cleanupAll, scratch } from 
 import { cpuMeter, childrenOf } from './lib/proc.js';
 import { mean, fx, int } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
+import { overheadApp } from './lib/overhead-apps.js';
 import { ratioCi, ciText } from './lib/versus.js';
 import { SUSPECT_LEAD_MS } from '../src/core/leak/heap-confirm.js';
 
@@ -21,15 +22,7 @@ const opts = benchArgs({
   rounds: { type: 'string' }, burst: { type: 'string' }, warmup: { type: 'string' },
   connections: { type: 'string', default: '32' }, workers: { type: 'string', default: '2' }, app: { type: 'string', default: 'hello' },
 }, 'node bench/overhead-together.js [--quick] [--write] [--rounds N] [--burst S] [--warmup S] [--connections C] [--workers N] [--app hello|express]');
-const APPS = {
-  hello: { file: 'bench/apps/hello.js', path: '/', target: 0.97, what: 'a hello world' },
-  express: { file: 'bench/apps/express-json.js', path: '/users?limit=50&min=20', target: 0.99, what: 'an express JSON API (filter, sort, page 500 users, a middleware, res.json)' },
-};
-const APP_OF = APPS[opts.app];
-if (!APP_OF) {
-  process.stderr.write(`--app ${opts.app}: one of ${Object.keys(APPS).join(', ')}\n`);
-  process.exit(2);
-}
+const APP_OF = overheadApp(opts.app);
 const ROUNDS = Number(opts.rounds ?? (opts.quick ? 3 : 40));
 const BURST = Number(opts.burst ?? (opts.quick ? 2 : 3));
 const WARMUP = Number(opts.warmup ?? (opts.quick ? 2 : 10));

@@ -23,6 +23,7 @@ import { startPrimary, startNodesup, freePort, load, cleanupAll, scratch } from 
 import { cpuMeter, childrenOf } from './lib/proc.js';
 import { mean, sd, min, max, fx, int, ci95 } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
+import { overheadApp } from './lib/overhead-apps.js';
 import { oldTree, pairOrder, ratioCi, ciText, verdict, OLD_USAGE } from './lib/versus.js';
 
 const opts = benchArgs({
@@ -30,16 +31,7 @@ const opts = benchArgs({
   connections: { type: 'string', default: '32' }, workers: { type: 'string', default: '2' }, old: { type: 'string' },
   app: { type: 'string', default: 'hello' },
 }, `node bench/overhead.js [--quick] [--write] [--runs N] [--duration S] [--warmup S] [--connections C] [--workers N] [--old DIR] [--app hello|express]\n  ${OLD_USAGE}`);
-// Each app: its file, the path the load asks for, its section's name, and the target against bare.
-const APPS = {
-  hello: { file: 'bench/apps/hello.js', path: '/', section: 'overhead', target: 0.97, what: 'a hello world' },
-  express: { file: 'bench/apps/express-json.js', path: '/users?limit=50&min=20', section: 'overhead-express', target: 0.99, what: 'an express JSON API (filter, sort, page 500 users, a middleware, res.json)' },
-};
-const APP_OF = APPS[opts.app];
-if (!APP_OF) {
-  process.stderr.write(`--app ${opts.app}: one of ${Object.keys(APPS).join(', ')}\n`);
-  process.exit(2);
-}
+const APP_OF = overheadApp(opts.app);
 const OLD = opts.old ? oldTree(opts.old) : null;
 // The checkout each kind of nodesup run starts.
 const TREES = { nodesup: ROOT, new: ROOT, old: OLD?.root };
