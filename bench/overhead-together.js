@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
 import { startPrimary, startNodesup, freePort, load, cleanupAll, scratch } from './lib/spawn.js';
-import { cpuMeter, childrenOf } from './lib/proc.js';
+import { clusterCpuMeter } from './lib/proc.js';
 import { mean, fx, int } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 import { overheadApp } from './lib/overhead-apps.js';
@@ -49,18 +49,11 @@ async function startBoth() {
 
 /** One burst of load on one primary: req/s, p99 and the CPU a request of its processes. */
 async function burst({ pid, url }) {
-  const primary = cpuMeter(pid);
-  const children = childrenOf(pid).map((p) => cpuMeter(p));
-  primary.start();
-  for (const c of children) c.start();
+  const cpu = clusterCpuMeter(pid);
+  cpu.start();
   const r = await load({ url, connections: CONNECTIONS, duration: BURST }).result;
-  const p = primary.stop();
-  const kids = children.map((c) => c.stop()?.cpuSeconds ?? null);
-  const us = (s) => (s === null || !r.responses ? null : (s * 1e6) / r.responses);
-  return {
-    reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed,
-    primaryUs: us(p?.cpuSeconds ?? null), workersUs: kids.includes(null) ? null : us(kids.reduce((a, b) => a + b, 0)),
-  };
+  const { primaryUs, workersUs } = cpu.stop(r.responses);
+  return { reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed, primaryUs, workersUs };
 }
 
 async function main() {

@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
 import { startPrimary, startNodesup, freePort, load, cleanupAll, scratch } from './lib/spawn.js';
-import { cpuMeter, childrenOf } from './lib/proc.js';
+import { clusterCpuMeter } from './lib/proc.js';
 import { mean, sd, min, max, fx, int, ci95 } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 import { overheadApp } from './lib/overhead-apps.js';
@@ -47,13 +47,6 @@ const LOAD_AT_START = os.loadavg()[0];
 const hostLoad = () => `Host load (1-minute load average): ${LOAD_AT_START.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end, on ${os.cpus().length} CPUs.`;
 const BARE = path.join(ROOT, 'bench/apps/bare-primary.js');
 
-// CPU a request, µs, of the primary and of the workers together. On a host whose cores the load
-// generator shares with the app, req/s swings with whatever else runs; the CPU the app's own
-// processes spent on each request does not, and says where a throughput gap is spent.
-function perRequest(requests, primarySeconds, workerSeconds) {
-  const us = (s) => (s === null || !requests ? null : (s * 1e6) / requests);
-  return { primaryUs: us(primarySeconds), workersUs: us(workerSeconds) };
-}
 const CPU_WHAT = 'CPU a request: utime+stime over the load (`/proc/<pid>/stat`) over the responses; the workers\' is the sum over the primary\'s children.';
 const usText = (xs) => (xs.includes(null) ? '-' : fx(mean(xs), 1));
 /** The CPU a request, nodesup's runs ÷ bare's, as a line of the section. */
@@ -79,18 +72,15 @@ async function oneRun(kind) {
     await run.waitReady(WORKERS, { timeout: 60_000 });
     const url = `http://127.0.0.1:${port}${APP_OF.path}`;
     if (WARMUP > 0) await load({ url, connections: CONNECTIONS, duration: WARMUP }).result;
-    const cpu = cpuMeter(start.primaryPid);
-    const workers = childrenOf(start.primaryPid).map((pid) => cpuMeter(pid));
+    const cpu = clusterCpuMeter(start.primaryPid);
     cpu.start();
-    for (const w of workers) w.start();
     const r = await load({ url, connections: CONNECTIONS, duration: DURATION }).result;
-    const primaryCpu = cpu.stop();
-    const workerSeconds = workers.map((w) => w.stop()?.cpuSeconds ?? null);
+    const measured = cpu.stop(r.responses);
     // nodesup must have been sampling throughout, or the comparison means nothing.
     const pollTicks = kind === 'bare' ? null : (await run.status()).poll?.count ?? null;
     return {
-      kind, reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed, primaryCpu: primaryCpu?.percent ?? null, pollTicks,
-      ...perRequest(r.responses, primaryCpu?.cpuSeconds ?? null, workers.length >= WORKERS && !workerSeconds.includes(null) ? workerSeconds.reduce((a, b) => a + b, 0) : null),
+      kind, reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed, pollTicks,
+      ...measured, workersUs: cpu.children >= WORKERS ? measured.workersUs : null,
     };
   } finally {
     const { code } = await run.stop();

@@ -14,7 +14,7 @@
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
 import { startNodesup, freePort, cleanupAll, scratch, connLoad } from './lib/spawn.js';
-import { cpuMeter, childrenOf } from './lib/proc.js';
+import { clusterCpuMeter } from './lib/proc.js';
 import { mean, fx, int, ci95 } from './lib/stats.js';
 import { oldTree, pairOrder, ratioCi, ciText, verdict, OLD_USAGE } from './lib/versus.js';
 import { publish, table } from './lib/results.js';
@@ -33,13 +33,6 @@ const APP = path.join(ROOT, 'bench/apps/hello.js');
 const MODES = ['round-robin', 'sticky'];
 const LOADS = ['keep-alive', 'new connection per request'];
 
-// CPU a request, µs, of the primary and of all the workers together: where a sticky request's
-// extra cost is spent, which a throughput ratio on a host whose cores are all busy cannot say.
-function perRequest(requests, primarySeconds, workerSeconds) {
-  const us = (s) => (s === null || !(requests > 0) ? null : (1e6 * s) / requests);
-  return { primaryUs: us(primarySeconds), workersUs: us(workerSeconds) };
-}
-
 /** One run of `balance` under the checkout at `root`. */
 async function oneRun(balance, root = ROOT) {
   const port = await freePort();
@@ -54,17 +47,11 @@ async function oneRun(balance, root = ROOT) {
     await connLoad({ url, connections: CONNECTIONS, duration: 1, keepAlive: true }); // warm-up, discarded
     const out = {};
     for (const kind of LOADS) {
-      const cpu = cpuMeter(start.primaryPid);
-      const workers = childrenOf(start.primaryPid).map((pid) => cpuMeter(pid));
+      // The CPU a request says where a sticky request's extra cost is spent.
+      const cpu = clusterCpuMeter(start.primaryPid);
       cpu.start();
-      for (const w of workers) w.start();
       const r = await connLoad({ url, connections: CONNECTIONS, duration: DURATION, keepAlive: kind === 'keep-alive' });
-      const primary = cpu.stop();
-      const workerSeconds = workers.map((w) => w.stop()?.cpuSeconds ?? null);
-      out[kind] = {
-        reqPerSec: r.reqPerSec, failed: r.failed, primaryCpu: primary?.percent ?? null,
-        ...perRequest(r.requests, primary?.cpuSeconds ?? null, workerSeconds.includes(null) ? null : workerSeconds.reduce((a, b) => a + b, 0)),
-      };
+      out[kind] = { reqPerSec: r.reqPerSec, failed: r.failed, ...cpu.stop(r.requests) };
     }
     return { balance, ...out };
   } finally {

@@ -98,3 +98,31 @@ export function cpuMeter(pid) {
     },
   };
 }
+
+/**
+ * CPU meters for a primary and its children (the workers) at once. stop(requests) gives the
+ * primary's share of a core and the CPU a request, µs, of the primary and of the children
+ * together: where a throughput gap is spent, which req/s on a host whose cores the load shares
+ * cannot say. `children`: how many were metered (a child gone before stop() reads null).
+ */
+export function clusterCpuMeter(primaryPid) {
+  const primary = cpuMeter(primaryPid);
+  const children = childrenOf(primaryPid).map((pid) => cpuMeter(pid));
+  return {
+    children: children.length,
+    start() {
+      primary.start();
+      for (const c of children) c.start();
+    },
+    stop(requests) {
+      const p = primary.stop();
+      const kids = children.map((c) => c.stop()?.cpuSeconds ?? null);
+      const us = (s) => (s === null || !(requests > 0) ? null : (1e6 * s) / requests);
+      return {
+        primaryCpu: p?.percent ?? null,
+        primaryUs: us(p?.cpuSeconds ?? null),
+        workersUs: kids.includes(null) ? null : us(kids.reduce((a, b) => a + b, 0)),
+      };
+    },
+  };
+}
