@@ -60,8 +60,9 @@ const C = CONFIRM;
 export const SUSPECT_LEAD_MS = (C.points - 1) * C.spacingMs + 10_000;
 
 /**
- * @typedef {{since:number|null, heldUntil:number, confirmedAt:number|null, external?:boolean, heap?:boolean}} ConfirmState  per
- *   worker, in the policy state; what the episode suspects: external memory (the Buffer sampler runs), the heap (the heap profiler runs)
+ * @typedef {{since:number|null, heldUntil:number, confirmedAt:number|null, external?:boolean, heap?:boolean, ref?:{at:number, heapAfter:number}|null}} ConfirmState  per
+ *   worker, in the policy state; what the episode suspects: external memory (the Buffer sampler runs), the heap (the heap profiler
+ *   runs); ref: a busy worker's floor after its last major GC, the point its first point is compared with (busyRef)
  */
 export const newConfirmState = () => ({ since: null, heldUntil: 0, confirmedAt: null, external: false });
 
@@ -81,7 +82,7 @@ export function confirmStep(w, st, now, { minGrowth, pollInterval, spacingMs = C
   if (st.since !== null) {
     // Two points that barely rise end it (a flat heap, and external memory), and so does a floor
     // that fell back below a point (a sawtooth): not a leak.
-    const prev = points.at(-2);
+    const prev = points.at(-2) ?? (points.length === 1 && st.ref && last.at - st.ref.at >= C.suspectMinMs ? st.ref : null);
     const over = (field) => (last && prev && !rises(prev, last, field, minGrowth)) || fellBack(points, w.window, field, pollInterval);
     if (over('heapAfter') && !(st.external && !over('externalAfter'))) {
       return { state: { ...newConfirmState(), heldUntil: now + C.holdMs }, action: 'stop' };
@@ -98,7 +99,41 @@ export function confirmStep(w, st, now, { minGrowth, pollInterval, spacingMs = C
   const external = externalSuspected(w, now, minGrowth, pollInterval);
   if (!heap && !external) return { state: st, action: null };
   if (!withinBudget(w.points ?? [], now)) return { state: st, action: null };
-  return { state: { since: now, heldUntil: 0, confirmedAt: null, external, heap }, action: 'probe' };
+  const ref = heap && !external ? busyRef(w, now) : null;
+  return { state: { since: now, heldUntil: 0, confirmedAt: null, external, heap, ref }, action: 'probe' };
+}
+
+/**
+ * Whether the probe confirmStep asks for samples the heap's sites (the sampling profiler, inlining
+ * off: what a suspicion costs the worker). Not once the leak is confirmed (the sites are known), nor
+ * for external memory alone, nor for a busy worker's first point while it has a floor after a major
+ * GC to be compared with (busyRef): the point alone may end the suspicion.
+ * @param {ConfirmPoint[]|undefined} points @param {ConfirmState} st
+ */
+export function samplesSites(points, st) {
+  return !st.confirmedAt && st.heap !== false && !(st.ref && episode(points, st).length === 0);
+}
+
+/**
+ * A busy worker's floor after its newest major GC at least suspectMinMs old, in the lookback, as a
+ * point ({at, heapAfter}); null for a quiet worker, or without one. Such a worker is suspected
+ * where its old generation's garbage piles up between major GCs (survivedGcs), which only the next
+ * major GC tells from a leak: the suspicion's first point is that GC, and compared with this floor
+ * it ends the suspicion when flat, as two flat points do, before the sites' profiler has run
+ * (bench/RESULTS.md, "overhead-together-busy-majors": a healthy busy worker under bursts of load,
+ * suspected with one major GC in its lookback, ran the profiler for 42 s of every 100).
+ */
+function busyRef(w, now) {
+  const f = heapField(w.window.samples);
+  if (!AFTER_GC.has(f) || !busy(w.window, now)) return null;
+  const ts = w.window.column('t');
+  const majors = w.window.column('majorGcCount');
+  const vs = w.window.column(f);
+  const from = Math.max(1, w.window.indexSince(Math.max(now - C.gcLookbackMs, w.readyAt ?? w.startedAt)));
+  for (let i = ts.length - 1; i >= from; i--) {
+    if (now - ts[i] >= C.suspectMinMs && majors[i] > majors[i - 1] && vs[i] === vs[i]) return { at: ts[i], heapAfter: vs[i] };
+  }
+  return null;
 }
 
 // Whether a field rose between two points at the refute rate or faster; a point without it did not.

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { survivedGcs, CONFIRM as C } from '../../../src/core/leak/heap-confirm.js';
+import { survivedGcs, confirmStep, newConfirmState, samplesSites, CONFIRM as C } from '../../../src/core/leak/heap-confirm.js';
 import { SampleWindow } from '../../../src/core/forecast/sample-window.js';
 import { prng } from '../../fixtures/series/generate.js';
 
@@ -123,4 +123,50 @@ test('survivedGcs judges a busy worker by the floors after its major GCs', (t) =
   // A quiet worker (a GC every 4 polls) is judged by every GC, as before: the floor after its
   // newest GC (a scavenge, at 116 s) is above the one after a major GC at 96 s.
   t.true(survivedGcs(busyWindow({ ...o, seconds: 116, majorEvery: 12, leak: 0, gcEvery: 4 }), 'heapFloor', 0, 116_000, MiB / 60));
+});
+
+// A busy worker suspected with one major GC in its lookback (its floors after scavenges climbing
+// with old garbage): the suspicion's first point, a full GC, is compared with the floor after that
+// major GC before the sites' profiler starts.
+const opts = { minGrowth: MiB / 60, pollInterval: 1000 };
+const firstPoint = (at, heapAfter) => ({ at, heapAfter, forced: true, pauseMs: 5, sites: null, profiler: null });
+
+test('a busy worker\'s suspicion begins without the sites\' profiler, and its first point ends it when flat since its last major GC', (t) => {
+  const o = { seconds: 140, majorEvery: 100, garbage: 200 * 1024 };
+  const healthy = { window: busyWindow({ ...o, leak: 0 }), readyAt: 0, startedAt: 0, points: [] };
+  const start = confirmStep(healthy, newConfirmState(), 140_000, opts);
+  t.is(start.action, 'probe', 'the floors after scavenges rose: a suspicion');
+  t.deepEqual(start.state.ref, { at: 100_000, heapAfter: 10 * MiB });
+  t.false(samplesSites([], start.state), 'the first point samples no sites');
+  const p1 = firstPoint(141_000, 10 * MiB + 30 * 1024);
+  const ended = confirmStep({ ...healthy, points: [p1] }, start.state, 141_500, opts);
+  t.is(ended.action, 'stop');
+  t.is(ended.state.heldUntil, 141_500 + C.holdMs);
+});
+
+test('a busy worker leaking since its last major GC goes on to the sites\' profiler at its second point', (t) => {
+  const leak = MiB / 60;
+  const leaking = { window: busyWindow({ seconds: 140, majorEvery: 100, garbage: 200 * 1024, leak }), readyAt: 0, startedAt: 0, points: [] };
+  const start = confirmStep(leaking, newConfirmState(), 140_000, opts);
+  t.is(start.action, 'probe');
+  t.false(samplesSites([], start.state));
+  const p1 = firstPoint(141_000, Math.round(10 * MiB + leak * 141));
+  const next = confirmStep({ ...leaking, points: [p1] }, start.state, 141_500, opts);
+  t.is(next.action, null, 'the next point waits its spacing');
+  t.is(next.state.since, 140_000, 'the suspicion goes on');
+  t.true(samplesSites([p1], next.state), 'the second point samples the sites');
+});
+
+test('without a major GC to compare with, or quiet, a worker\'s suspicion samples the sites from its first point', (t) => {
+  const o = { garbage: 200 * 1024, leak: 0 };
+  // No major GC since it started (a worker in its first minutes).
+  const young = confirmStep({ window: busyWindow({ ...o, seconds: 140, majorEvery: 1000 }), readyAt: 0, startedAt: 0, points: [] }, newConfirmState(), 140_000, opts);
+  t.is(young.action, 'probe');
+  t.is(young.state.ref, null);
+  t.true(samplesSites([], young.state));
+  // A quiet worker (a GC every 4 polls) is suspected as before, its floors after GCs rising.
+  const quiet = confirmStep({ window: busyWindow({ ...o, seconds: 140, majorEvery: 100, gcEvery: 4, leak: MiB / 60 }), readyAt: 0, startedAt: 0, points: [] }, newConfirmState(), 140_000, opts);
+  t.is(quiet.action, 'probe');
+  t.is(quiet.state.ref, null);
+  t.true(samplesSites([], quiet.state));
 });
