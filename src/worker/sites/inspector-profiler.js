@@ -54,10 +54,16 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
   // holds the profiler) must still turn it back on.
   let inliningOff = false;
 
+  // Every call into the session is made from a process.nextTick callback. Stopping V8's sampler
+  // (or reading it, now and then) from a timer or a message left process.nextTick's own code at
+  // 15–17 % of a hello world's CPU for good, against 2–3 % never profiled; stopped from a nextTick
+  // callback, 2–3 % (Node 24, CPU profiles after the stop; bench/RESULTS.md, "overhead-together-busy-ref").
+  // Why is V8's; the callbacks keep the calls in the order they were made.
   const post = (method, params = {}) => new Promise((resolve, reject) => {
-    session.post(method, params, (err, res) => (err ? reject(err) : resolve(res)));
+    const s = session;
+    process.nextTick(() => s.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
   });
-  const send = (method, params = {}) => session.post(method, params, () => {});
+  const sendOn = (s) => (method, params = {}) => process.nextTick(() => s.post(method, params, () => {}));
 
   async function open() {
     if (session || reason) return Boolean(session);
@@ -89,7 +95,7 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
   async function begin() {
     const mine = run;
     if (deopt) {
-      setInlining(false, send);
+      setInlining(false, sendOn(session));
       inliningOff = true;
     }
     // Calibrating, collected objects keep their samples: a profile otherwise holds only the live
@@ -141,14 +147,16 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
     stop() {
       run++;
       if (!session) return;
-      if (sampling || starting) session.post('HeapProfiler.stopSampling', () => {});
+      const s = session;
+      const send = sendOn(s);
+      if (sampling || starting) send('HeapProfiler.stopSampling');
       if (inliningOff) {
         setInlining(true, send);
         inliningOff = false;
       }
       sampling = false;
-      session.disconnect();
       session = null;
+      process.nextTick(() => s.disconnect());
     },
   };
   return self;
