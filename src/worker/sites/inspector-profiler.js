@@ -57,7 +57,7 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
   // Every call into the session is made from a process.nextTick callback. Stopping V8's sampler
   // (or reading it, now and then) from a timer or a message left process.nextTick's own code at
   // 15–17 % of a hello world's CPU for good, against 2–3 % never profiled; stopped from a nextTick
-  // callback, 2–3 % (Node 24, CPU profiles after the stop; bench/RESULTS.md, "overhead-together-busy-ref").
+  // callback, 2–3 % (Node 24, CPU profiles after the stop; bench/RESULTS.md, "overhead-together-tick").
   // Why is V8's; the callbacks keep the calls in the order they were made.
   const post = (method, params = {}) => new Promise((resolve, reject) => {
     const s = session;
