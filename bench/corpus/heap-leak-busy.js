@@ -1,21 +1,11 @@
-// A heap leak in a busy server: busy-healthy's load (a collection on nearly every poll, old
-// garbage piling up between major GCs), and an audit journal that keeps an entry per request,
+// A heap leak in a busy server: busy-healthy's load (lib/busy-load.js: a collection on nearly every
+// poll, old garbage piling up between major GCs), and an audit journal that keeps an entry per request,
 // LEAK_MB_PER_MIN of JS heap a minute, by the clock.
-//   PORT, LEAK_MB_PER_MIN (1.5), CHURN_MB_PER_SEC (40), HELD_KB_PER_SEC (200), HELD_S (3)
+//   PORT, LEAK_MB_PER_MIN (1.5), and lib/busy-load.js's
 import http from 'node:http';
+import { startBusyLoad } from './lib/busy-load.js';
 
-const TICK_MS = 50;
-const perTick = (rate, size) => Math.round((rate * TICK_MS) / 1000 / size);
-// Garbage in 8 KiB arrays: the young generation fills at the rate a busy server's does, for
-// little of the CPU a server would spend making it.
-const churn = perTick(Number(process.env.CHURN_MB_PER_SEC ?? 40) * 1024 * 1024, 8 * 1024);
-const held = perTick(Number(process.env.HELD_KB_PER_SEC ?? 200) * 1024, 64); // ~64 bytes a row
-const inFlight = new Array(Math.round((Number(process.env.HELD_S ?? 3) * 1000) / TICK_MS));
-let tick = 0;
-setInterval(() => {
-  for (let i = 0; i < churn; i++) globalThis.sink = new Array(1024).fill(i);
-  inFlight[tick++ % inFlight.length] = Array.from({ length: held }, (_, i) => ({ i, at: tick }));
-}, TICK_MS);
+startBusyLoad();
 
 const perMs = (Number(process.env.LEAK_MB_PER_MIN ?? 1.5) * 1024 * 1024) / 60_000;
 const journal = [];
