@@ -59,11 +59,22 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
   // 15–17 % of a hello world's CPU for good, against 2–3 % never profiled; stopped from a nextTick
   // callback, 2–3 % (Node 24, CPU profiles after the stop; bench/RESULTS.md, "overhead-together-tick").
   // Why is V8's; the callbacks keep the calls in the order they were made.
+  // A session closed meanwhile (stop) fails the call, as it did when made at once: the caller's
+  // rejection, never an exception thrown from the callback.
   const post = (method, params = {}) => new Promise((resolve, reject) => {
     const s = session;
-    process.nextTick(() => s.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
+    process.nextTick(() => {
+      try {
+        if (!s) throw new Error('the profiler stopped');
+        s.post(method, params, (err, res) => (err ? reject(err) : resolve(res)));
+      } catch (err) {
+        reject(err);
+      }
+    });
   });
-  const sendOn = (s) => (method, params = {}) => process.nextTick(() => s.post(method, params, () => {}));
+  const sendOn = (s) => (method, params = {}) => process.nextTick(() => {
+    try { s?.post(method, params, () => {}); } catch { /* closed meanwhile: nothing to send to */ }
+  });
 
   async function open() {
     if (session || reason) return Boolean(session);
