@@ -54,27 +54,10 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
   // holds the profiler) must still turn it back on.
   let inliningOff = false;
 
-  // Every call into the session is made from a process.nextTick callback. Stopping V8's sampler
-  // (or reading it, now and then) from a timer or a message left process.nextTick's own code at
-  // 15–17 % of a hello world's CPU for good, against 2–3 % never profiled; stopped from a nextTick
-  // callback, 2–3 % (Node 24, CPU profiles after the stop; bench/RESULTS.md, "overhead-together-tick").
-  // Why is V8's; the callbacks keep the calls in the order they were made.
-  // A session closed meanwhile (stop) fails the call, as it did when made at once: the caller's
-  // rejection, never an exception thrown from the callback.
   const post = (method, params = {}) => new Promise((resolve, reject) => {
-    const s = session;
-    process.nextTick(() => {
-      try {
-        if (!s) throw new Error('the profiler stopped');
-        s.post(method, params, (err, res) => (err ? reject(err) : resolve(res)));
-      } catch (err) {
-        reject(err);
-      }
-    });
+    session.post(method, params, (err, res) => (err ? reject(err) : resolve(res)));
   });
-  const sendOn = (s) => (method, params = {}) => process.nextTick(() => {
-    try { s?.post(method, params, () => {}); } catch { /* closed meanwhile: nothing to send to */ }
-  });
+  const send = (method, params = {}) => session.post(method, params, () => {});
 
   async function open() {
     if (session || reason) return Boolean(session);
@@ -106,7 +89,7 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
   async function begin() {
     const mine = run;
     if (deopt) {
-      setInlining(false, sendOn(session));
+      setInlining(false, send);
       inliningOff = true;
     }
     // Calibrating, collected objects keep their samples: a profile otherwise holds only the live
@@ -158,16 +141,14 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
     stop() {
       run++;
       if (!session) return;
-      const s = session;
-      const send = sendOn(s);
-      if (sampling || starting) send('HeapProfiler.stopSampling');
+      if (sampling || starting) session.post('HeapProfiler.stopSampling', () => {});
       if (inliningOff) {
         setInlining(true, send);
         inliningOff = false;
       }
       sampling = false;
+      session.disconnect();
       session = null;
-      process.nextTick(() => s.disconnect());
     },
   };
   return self;
