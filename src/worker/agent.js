@@ -13,7 +13,7 @@ import { watchThreads } from './sample/threads.js';
 import { heapProfiler } from './sites/heap-profiler.js';
 import { bufferSampler } from './sites/buffer-sampler.js';
 import { confirm } from './sites/confirm.js';
-import { fullGc } from './full-gc.js';
+import { fullGc, keepTickShapes } from './full-gc.js';
 import { workerDrain, leaveOnPlannedDisconnect } from './drain/drain.js';
 import { isSticky, stickyWorker, reportSession } from './balance/sticky.js';
 import { isReusePort, reusePortWorker } from './balance/reuse-port.js';
@@ -89,7 +89,7 @@ function handlers(state) {
       return { profile: state.profiler.via ? await state.profiler.sample() : null, profiler: state.profiler.reason, ...(req.buffers ? { buffers: state.buffers.read() } : {}) };
     },
     [KIND.DRAIN]: (req) => { state.drain.start(req); return { draining: true }; },
-    [KIND.HEAP_SNAPSHOT]: (req) => ({ file: v8.writeHeapSnapshot(req.file) }),
+    [KIND.HEAP_SNAPSHOT]: (req) => { keepTickShapes(); return { file: v8.writeHeapSnapshot(req.file) }; },
     [KIND.HELD]: () => state.drain.held.snapshot(),
   };
 }

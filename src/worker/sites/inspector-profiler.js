@@ -14,6 +14,7 @@
 // from fewer samples. V8 scales each sample by its interval, so bytes by site stay comparable.
 import { setTimeout as delay } from 'node:timers/promises';
 import { setInlining } from './inlining.js';
+import { keepTickShapes } from '../full-gc.js';
 
 const CALIBRATE_MS = 1000;
 export const MAX_SAMPLES_PER_SEC = 250;
@@ -54,7 +55,9 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
   // holds the profiler) must still turn it back on.
   let inliningOff = false;
 
+  // Reading the profile and stopping it each force a full GC (keepTickShapes says what that needs).
   const post = (method, params = {}) => new Promise((resolve, reject) => {
+    keepTickShapes();
     session.post(method, params, (err, res) => (err ? reject(err) : resolve(res)));
   });
   const send = (method, params = {}) => session.post(method, params, () => {});
@@ -141,7 +144,10 @@ export function inspectorProfiler({ interval, deopt, adapt = false, flatten }) {
     stop() {
       run++;
       if (!session) return;
-      if (sampling || starting) session.post('HeapProfiler.stopSampling', () => {});
+      if (sampling || starting) {
+        keepTickShapes();
+        session.post('HeapProfiler.stopSampling', () => {});
+      }
       if (inliningOff) {
         setInlining(true, send);
         inliningOff = false;
