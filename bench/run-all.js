@@ -23,6 +23,7 @@ const steps = [
   ['overshoot', ['bench/overshoot.js']],
   ['sites-cost', ['bench/sites-cost.js']],
   ['buffer-sampler-cost', ['bench/buffer-sampler-cost.js']],
+  ['tick-shapes', ['bench/tick-shapes.js']],
   ['primary-footprint', ['bench/primary-footprint.js']],
   ['quickstart', ['bench/quickstart.js']],
   ['ipc-floor', ['bench/ipc-floor.js']],

@@ -7,8 +7,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
-import { cleanupAll } from './lib/spawn.js';
-import { appLeg } from './lib/app-leg.js';
+import { cleanupAll, startPrimary, freePort, load } from './lib/spawn.js';
+import { cpuMeter } from './lib/proc.js';
 import { mean, fx, int } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 import { ratioCi, ciText } from './lib/versus.js';
@@ -24,24 +24,44 @@ const MODES = ['off', 'kept', 'bare'];
 const LABEL = { off: 'no forced GC', kept: 'six forced, nodesup\'s way (a tick queued first)', bare: 'six forced, gc() alone' };
 const LOAD_AT_START = os.loadavg()[0];
 
+/** One leg: the app in `mode`, warmed up (its GCs fall in it), then loaded; its CPU a response, µs. */
+async function leg(mode) {
+  const port = await freePort();
+  const run = startPrimary([APP], { env: { PORT: String(port), MODE: mode }, name: `app (${mode})` });
+  try {
+    await run.waitFor((e) => e.event === 'listening', { what: 'listening' });
+    const url = `http://127.0.0.1:${port}/`;
+    await load({ url, connections: CONNECTIONS, duration: WARMUP }).result;
+    const cpu = cpuMeter(run.pid);
+    cpu.start();
+    const r = await load({ url, connections: CONNECTIONS, duration: DURATION }).result;
+    const used = cpu.stop();
+    return { reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed, cpuUs: used ? (used.cpuSeconds * 1e6) / r.responses : NaN };
+  } finally {
+    run.child.kill('SIGTERM');
+    await run.exited;
+  }
+}
+
 async function main() {
   const got = Object.fromEntries(MODES.map((m) => [m, []]));
   for (let i = 0; i < ROUNDS; i++) {
     for (let j = 0; j < MODES.length; j++) {
       const mode = MODES[(i + j) % MODES.length];
-      const r = await appLeg({ app: APP, mode, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, read: 'mem', size: () => null });
+      const r = await leg(mode);
       got[mode].push(r);
-      process.stderr.write(`round ${i + 1}/${ROUNDS} ${mode}: ${int(r.reqPerSec)} req/s, p99 ${r.p99} ms\n`);
+      process.stderr.write(`round ${i + 1}/${ROUNDS} ${mode}: ${int(r.reqPerSec)} req/s, ${fx(r.cpuUs, 2)} µs CPU a response\n`);
     }
   }
-  const rps = (m) => got[m].map((r) => r.reqPerSec);
-  const rows = MODES.map((m) => [LABEL[m], int(mean(rps(m))), m === 'off' ? '1' : ciText(ratioCi(rps('off'), rps(m)).ci), fx(mean(got[m].map((r) => r.p99)), 1), got[m].reduce((a, r) => a + r.failed, 0)]);
+  const of = (m, k) => got[m].map((r) => r[k]);
+  const vsOff = (m, k) => (m === 'off' ? '1' : ciText(ratioCi(of('off', k), of(m, k)).ci));
+  const rows = MODES.map((m) => [LABEL[m], fx(mean(of(m, 'cpuUs')), 2), vsOff(m, 'cpuUs'), int(mean(of(m, 'reqPerSec'))), vsOff(m, 'reqPerSec'), got[m].reduce((a, r) => a + r.failed, 0)]);
   const body = [
-    `\`bench/apps/forced-gcs.js\` (a hello world) on ${process.version}, one process per leg, ${ROUNDS} rounds of the three legs in turns; each leg: ${WARMUP} s warm-up from its first request, in which the six forced GCs (400 ms apart, from timers) fall, then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1. Ratios: per round, to the round's off leg; mean and 95 % interval.`,
+    `\`bench/apps/forced-gcs.js\` (a hello world) on ${process.version}, one process per leg, ${ROUNDS} rounds of the three legs in turns; each leg: ${WARMUP} s warm-up from its first request, in which the six forced GCs (400 ms apart, from timers) fall, then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1 from a separate process. CPU a response: the app process's utime+stime over the measured load (\`/proc/<pid>/stat\`) over its responses (the load generator shares the host's cores, so req/s moves with it more than the app's CPU does). Ratios: per round, to the round's off leg; mean and 95 % interval.`,
     '',
-    table(['leg', 'req/s (mean)', '÷ no forced GC (95 % interval)', 'p99 ms (mean)', 'failed'], rows),
+    table(['leg', 'CPU a response, µs (mean)', '÷ no forced GC (95 % interval)', 'req/s (mean)', '÷ no forced GC (95 % interval)', 'failed'], rows),
     '',
-    `**kept ÷ bare: ${ciText(ratioCi(rps('bare'), rps('kept')).ci)}** (95 % interval over the rounds). Host load (1-minute average, ${os.cpus().length} CPUs) at the start / end: ${LOAD_AT_START.toFixed(1)} / ${os.loadavg()[0].toFixed(1)}.`,
+    `**CPU a response, kept ÷ bare: ${ciText(ratioCi(of('bare', 'cpuUs'), of('kept', 'cpuUs')).ci)}**; req/s, kept ÷ bare: ${ciText(ratioCi(of('bare', 'reqPerSec'), of('kept', 'reqPerSec')).ci)} (95 % intervals over the rounds). Host load (1-minute average, ${os.cpus().length} CPUs) at the start / end: ${LOAD_AT_START.toFixed(1)} / ${os.loadavg()[0].toFixed(1)}.`,
   ].join('\n');
   publish(opts, 'tick-shapes', 'What forced full GCs leave process.nextTick', body);
 }
