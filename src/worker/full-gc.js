@@ -4,10 +4,10 @@
 // Every full GC nodesup forces (this one, the sites' profiler's reads and stop, a heap snapshot)
 // first queues a no-op process.nextTick. On Node 22 and 24, six forced full GCs from timers, with
 // no tick queued, left process.nextTick's own code at 16–21 % of a hello world's CPU for good,
-// against 1–4 % with one queued before each (bench/RESULTS.md, "tick-shapes-node24"; Node 26 is not
-// affected): nextTick builds its queue entries with computed keys, one shape at a time, and a
-// full GC while none is alive lets those shapes go; built again after enough of them, the entries
-// no longer take V8's fast path. A queued entry keeps them alive through the GC.
+// against 1–4 % with one queued before each (bench/RESULTS.md, "tick-shapes-node24"; Node 20 and
+// 26 are not affected). Our reading of the profiles, whose time sits on the queue entry's object
+// literal with computed keys: its shapes are let go by a full GC while no entry is alive, and once
+// built afresh often enough, entries leave V8's fast path. A queued entry keeps them alive.
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
