@@ -6,7 +6,10 @@
 // seconds apart see the same host. Both keep running between bursts, so nodesup's ticks, its
 // leak checks past the warm-up (and any suspicion they raise) fall inside the measure as they
 // would in production.
-//   node bench/overhead-together.js [--quick] [--write] [--rounds 40] [--burst 3] [--app hello|express]
+//   node bench/overhead-together.js [--quick] [--write] [--rounds 40] [--burst 3] [--app hello|express] [--leak-off]
+// --leak-off: nodesup with `leak: false` (no leak checks, no confirmation GCs, no profiler), to tell
+// what leak detection costs from what the rest of nodesup does.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
@@ -21,7 +24,8 @@ import { SUSPECT_LEAD_MS } from '../src/core/leak/heap-confirm.js';
 const opts = benchArgs({
   rounds: { type: 'string' }, burst: { type: 'string' }, warmup: { type: 'string' },
   connections: { type: 'string', default: '32' }, workers: { type: 'string', default: '2' }, app: { type: 'string', default: 'hello' },
-}, 'node bench/overhead-together.js [--quick] [--write] [--rounds N] [--burst S] [--warmup S] [--connections C] [--workers N] [--app hello|express]');
+  'leak-off': { type: 'boolean', default: false },
+}, 'node bench/overhead-together.js [--quick] [--write] [--rounds N] [--burst S] [--warmup S] [--connections C] [--workers N] [--app hello|express] [--leak-off]');
 const APP_OF = overheadApp(opts.app);
 const ROUNDS = Number(opts.rounds ?? (opts.quick ? 3 : 40));
 const BURST = Number(opts.burst ?? (opts.quick ? 2 : 3));
@@ -31,6 +35,15 @@ const WORKERS = Number(opts.workers);
 const APP = path.join(ROOT, APP_OF.file);
 const LOAD_AT_START = os.loadavg()[0];
 const KINDS = ['bare', 'nodesup'];
+const LEAK_OFF = opts['leak-off'];
+
+/** nodesup's arguments beyond the bench's: a config with leak detection off, with --leak-off. */
+function leakOffArgs() {
+  if (!LEAK_OFF) return [];
+  const file = path.join(scratch(), 'leak-off.config.mjs');
+  fs.writeFileSync(file, 'export default { leak: false };\n');
+  return ['-c', file];
+}
 
 async function startBoth() {
   const started = {};
@@ -39,7 +52,7 @@ async function startBoth() {
     const env = { PORT: String(port), WORKERS: String(WORKERS) };
     const run = kind === 'bare'
       ? startPrimary([path.join(ROOT, 'bench/apps/bare-primary.js'), APP], { env, cwd: scratch(), name: 'bare primary' })
-      : startNodesup([APP, '-w', String(WORKERS), '--poll-interval', '1s', '--metrics', `127.0.0.1:${await freePort()}`, '--log-format', 'json'], { env });
+      : startNodesup([APP, '-w', String(WORKERS), '--poll-interval', '1s', '--metrics', `127.0.0.1:${await freePort()}`, '--log-format', 'json', ...leakOffArgs()], { env });
     const start = await run.waitFor((e) => e.event === 'supervisor.start', { what: 'supervisor.start' });
     await run.waitReady(WORKERS, { timeout: 60_000 });
     started[kind] = { run, pid: start.primaryPid, url: `http://127.0.0.1:${port}${APP_OF.path}`, readyAt: Date.now() };
@@ -82,7 +95,7 @@ async function main() {
   const cpu = ratioCi(total('bare'), total('nodesup'));
   // A leak suspicion may start this long after a worker is ready (its warm-up hold less the lead
   // a verdict needs): rounds before it measure nodesup without any, rounds after with what came.
-  const suspicionFrom = status.config.leak.warmUp - SUSPECT_LEAD_MS;
+  const suspicionFrom = LEAK_OFF ? NaN : status.config.leak.warmUp - SUSPECT_LEAD_MS;
   const split = [['before', (r) => r.sinceReady < suspicionFrom], ['after', (r) => r.sinceReady >= suspicionFrom]].map(([when, keep]) => {
     const rs = rounds.filter(keep);
     const c = ratioCi(rs.map((r) => r.bare.reqPerSec), rs.map((r) => r.nodesup.reqPerSec));
@@ -93,22 +106,22 @@ async function main() {
   const row = (kind, label) => [label, rounds.length, int(mean(field(kind, 'reqPerSec'))), fx(mean(field(kind, 'p99')), 1),
     fx(mean(field(kind, 'primaryUs')), 2), fx(mean(field(kind, 'workersUs')), 1), rounds.reduce((a, r) => a + r[kind].failed, 0)];
   const body = [
-    `The app (\`${APP_OF.file}\`, ${APP_OF.what}) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`) and under nodesup with defaults (poll 1s, metrics on, leak detection on), ${WORKERS} workers each, both started once and running side by side; after a ${WARMUP} s warm-up of each, ${ROUNDS} rounds of a ${BURST} s burst on each (bare first in odd-numbered rounds, nodesup first in even ones): autocannon ${CONNECTIONS} keep-alive connections on 127.0.0.1 from a separate process. The rounds took ${fx(minutes, 1)} minutes (nodesup holds its leak checks for a worker's first 80 s at the defaults). CPU a request: utime+stime over the burst (\`/proc/<pid>/stat\`) over the responses; the workers' is the sum over the primary's children.`,
+    `The app (\`${APP_OF.file}\`, ${APP_OF.what}) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`) and under nodesup with defaults (poll 1s, metrics on, leak detection ${LEAK_OFF ? 'off: `leak: false`' : 'on'}), ${WORKERS} workers each, both started once and running side by side; after a ${WARMUP} s warm-up of each, ${ROUNDS} rounds of a ${BURST} s burst on each (bare first in odd-numbered rounds, nodesup first in even ones): autocannon ${CONNECTIONS} keep-alive connections on 127.0.0.1 from a separate process. The rounds took ${fx(minutes, 1)} minutes (nodesup holds its leak checks for a worker's first 80 s at the defaults). CPU a request: utime+stime over the burst (\`/proc/<pid>/stat\`) over the responses; the workers' is the sum over the primary's children.`,
     '',
     table(['primary', 'bursts', 'req/s mean', 'p99 latency ms (mean)', 'primary CPU a request, µs', 'workers\' CPU a request, µs', 'failed'],
       [row('bare', 'bare node:cluster'), row('nodesup', 'nodesup')]),
     '',
     `**nodesup ÷ bare throughput = ${ciText(tput.ci)}** over ${tput.ratios.length} rounds (target ≥ ${APP_OF.target}, the interval's lower end ≥ 0.95: ${met}); p99 latency ${ciText(p99.ci, 2)}.`,
     `nodesup ÷ bare, CPU a request: workers ${ciText(workers.ci)}; primary and workers together ${ciText(cpu.ci)}.`,
-    `By when the round began: ${split.join('; ')}.`,
+    ...(LEAK_OFF ? [] : [`By when the round began: ${split.join('; ')}.`]),
     `nodesup at the end: ${status.poll?.count ?? '?'} poll ticks; ${suspicions} leak event(s) in its log.`,
     '',
     `Rounds in order (req/s, bare/nodesup; seconds from readiness): ${rounds.map((r) => `${int(r.bare.reqPerSec)}/${int(r.nodesup.reqPerSec)} (${fx(r.sinceReady / 1000, 0)})`).join(', ')}.`,
     '',
     `Host load (1-minute load average): ${LOAD_AT_START.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end, on ${os.cpus().length} CPUs.`,
   ].join('\n');
-  publish(opts, opts.app === 'hello' ? 'overhead-together' : `overhead-together-${opts.app}`,
-    `Throughput overhead, both primaries side by side${opts.app === 'hello' ? '' : `, ${opts.app} app`}`, body);
+  publish(opts, `overhead-together${opts.app === 'hello' ? '' : `-${opts.app}`}${LEAK_OFF ? '-leak-off' : ''}`,
+    `Throughput overhead, both primaries side by side${opts.app === 'hello' ? '' : `, ${opts.app} app`}${LEAK_OFF ? ', leak detection off' : ''}`, body);
 }
 
 main().catch((err) => { process.stderr.write(`overhead-together: ${err.stack}\n`); process.exitCode = 1; }).finally(cleanupAll);
