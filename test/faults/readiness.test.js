@@ -12,7 +12,9 @@ for (const stuck of ['idle', 'spin']) {
     const dir = scratch();
     t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
     const marker = path.join(dir, 'hang');
-    const cfg = writeConfig(t, { recycle: { readyTimeout: '2s', killTimeout: '2s' } });
+    // Long enough for a healthy replacement to be ready on a loaded 2-core machine (the second
+    // recycle below must go through): at 2 s it once timed out there with two test runs at once.
+    const cfg = writeConfig(t, { recycle: { readyTimeout: '6s', killTimeout: '2s' } });
     const run = start(t, [faultApp('hang-after-marker.js'), '-w', '1', '--metrics', 'false', '-c', cfg],
       { env: { PORT: String(port), HANG_MARKER: marker, STUCK: stuck } });
     const ready = await run.waitFor((e) => e.event === 'worker.ready' && e.slot === 0, { what: 'the first worker ready' });
@@ -30,7 +32,7 @@ for (const stuck of ['idle', 'spin']) {
     t.is(failed.slot, 0);
     t.is(failed.pid, old);
     t.is(failed.replacementPid, spawn.pid);
-    t.is(failed.readyTimeoutMs, 2000);
+    t.is(failed.readyTimeoutMs, 6000);
     await run.waitFor((e) => e.event === 'worker.exit' && e.pid === spawn.pid, { what: 'the stuck replacement exit' });
     t.deepEqual(await waitGone([spawn.pid]), [], 'the stuck replacement is gone');
 
