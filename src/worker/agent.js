@@ -9,6 +9,7 @@ import dc from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
 import { KIND, message, isOurs } from '../protocol.js';
 import { descendantsOf } from '../proc/descendants.js';
+import { toPrimary } from './to-primary.js';
 import { watchThreads } from './sample/threads.js';
 import { heapProfiler } from './sites/heap-profiler.js';
 import { bufferSampler } from './sites/buffer-sampler.js';
@@ -47,7 +48,7 @@ function start() {
   answer(handlers(state));
   leaveOnPlannedDisconnect(state.drain);
   guardExit();
-  process.send(message(KIND.HELLO, { pid: process.pid, node: process.version, ...constants() }));
+  toPrimary(message(KIND.HELLO, { pid: process.pid, node: process.version, ...constants() }));
   // The slot's last worker was recycled for memory: this one names what it retains from its birth.
   if (process.env.NODESUP_PROFILE === '1') state.profiler.sample().catch(() => {});
 }
@@ -98,26 +99,28 @@ function handlers(state) {
 function answer(handlersByKind) {
   process.on('internalMessage', (msg) => {
     if (!isOurs(msg) || !handlersByKind[msg.kind]) return;
-    const send = (reply) => { if (process.connected) process.send(reply); };
     let result;
     try {
       result = handlersByKind[msg.kind](msg);
     } catch (err) {
-      return send(message(KIND.REPLY, { id: msg.id, ok: false, error: String(err?.message ?? err) }));
+      return toPrimary(message(KIND.REPLY, { id: msg.id, ok: false, error: String(err?.message ?? err) }));
     }
-    if (typeof result?.then !== 'function') return send(message(KIND.REPLY, { id: msg.id, ok: true, result }));
+    if (typeof result?.then !== 'function') return toPrimary(message(KIND.REPLY, { id: msg.id, ok: true, result }));
     result.then(
-      (r) => send(message(KIND.REPLY, { id: msg.id, ok: true, result: r })),
-      (err) => send(message(KIND.REPLY, { id: msg.id, ok: false, error: String(err?.message ?? err) })),
+      (r) => toPrimary(message(KIND.REPLY, { id: msg.id, ok: true, result: r })),
+      (err) => toPrimary(message(KIND.REPLY, { id: msg.id, ok: false, error: String(err?.message ?? err) })),
     );
   });
 }
 
 function guardExit() {
   // Children do not follow their parent out. If we exit because the primary is gone nobody else
-  // will reap them, so they get SIGKILL; otherwise SIGTERM and the primary follows up.
+  // will reap them, so they get SIGKILL; otherwise SIGTERM and the primary follows up. The primary
+  // is gone when the channel is, or when this worker has a new parent: a worker can die (of the
+  // app's own write to a closed pipe, say) before it has read the channel's EOF.
+  const primary = process.ppid;
   process.on('exit', () => {
-    const orphaned = !cluster.worker.exitedAfterDisconnect && !process.connected;
+    const orphaned = !cluster.worker.exitedAfterDisconnect && (!process.connected || process.ppid !== primary);
     for (const pid of descendantsOf(process.pid)) {
       try { process.kill(pid, orphaned ? 'SIGKILL' : 'SIGTERM'); } catch { /* already gone */ }
     }
@@ -134,7 +137,7 @@ function guardExit() {
 // sessions across workers); with balance: 'sticky', where each of its sessions lives.
 function onEngine(engine, sticky) {
   const polling = (engine.opts?.transports ?? ['polling']).includes('polling');
-  if (process.connected) process.send(message(KIND.ENGINE, { polling }));
+  toPrimary(message(KIND.ENGINE, { polling }));
   if (!sticky) return;
   engine.on('connection', (session) => {
     reportSession(session.id, true);

@@ -2,10 +2,11 @@
 import cluster from 'node:cluster';
 import { KIND, message } from '../protocol.js';
 import { hooks } from './hooks.js';
+import { toPrimary } from './to-primary.js';
 
 /** Tell the primary this worker is ready to serve (for workers that never call listen()). */
 export function ready() {
-  if (cluster.isWorker && process.connected) process.send(message(KIND.READY, { pid: process.pid }));
+  if (cluster.isWorker) toPrimary(message(KIND.READY, { pid: process.pid }));
 }
 
 /** Run fn when the worker is stopping (after its servers closed); may return a promise. */

@@ -1,4 +1,6 @@
 // Whole process trees: memory held by children counts, and nothing outlives the supervisor.
+import fs from 'node:fs';
+import path from 'node:path';
 import test from 'ava';
 import { startCli, app, freePort, waitGone, alive, runCli, guardsOf } from '../helpers/cli.js';
 
@@ -37,13 +39,38 @@ for (const how of ['SIGTERM', 'SIGINT', 'stop']) {
   });
 }
 
+/** What outlived the test's wait, each pid named by what it is. */
+async function survivors(fixtures) {
+  const roles = new Map(fixtures.flatMap((f, i) => [[f.worker, `worker ${i}`], [f.child, `worker ${i}'s child`]]));
+  return (await waitGone([...roles.keys()])).map((pid) => `${roles.get(pid)} (${pid})`);
+}
+
 test('SIGKILL of the primary: workers and their children still exit', async (t) => {
   const run = startCli(t, [app('spawn-child.js'), '-w', '2', '--metrics', 'false'], base(await freePort()));
   const a = await run.waitFor((e) => e.fixture === 'spawn-child');
   const b = await run.waitFor((e) => e.fixture === 'spawn-child' && e.worker !== a.worker);
   run.child.kill('SIGKILL');
   await run.exited;
-  t.deepEqual(await waitGone([a.worker, a.child, b.worker, b.child]), [], 'nothing orphaned');
+  t.deepEqual(await survivors([a, b]), [], 'nothing orphaned');
+});
+
+test('SIGKILL of the primary while a worker cannot read its polls: it leaves on their replies failing, and takes its child', async (t) => {
+  // Unblocked after the primary is gone, the worker reads a poll and the channel's EOF together,
+  // and its reply fails with EPIPE before it knows the primary is gone.
+  const port = await freePort();
+  const run = startCli(t, [app('spawn-child.js'), '-w', '1', '--poll-interval', '100ms', '--metrics', 'false'], base(port));
+  const a = await run.waitFor((e) => e.fixture === 'spawn-child');
+  const release = path.join(run.runDir, 'release');
+  const blocked = fetch(`http://127.0.0.1:${port}/block?until=${encodeURIComponent(release)}`).catch((err) => err);
+  await run.waitFor((e) => e.fixture === 'blocking', { what: 'the worker blocking its event loop' });
+  // Two polls completed after the block began: the second was sent to the blocked worker.
+  const polled = (await run.status()).poll.count;
+  await run.waitForStatus((s) => s.poll.count >= polled + 2, { what: 'two more polls' });
+  run.child.kill('SIGKILL');
+  await run.exited;
+  fs.writeFileSync(release, '');
+  t.deepEqual(await survivors([a]), [], 'nothing orphaned');
+  await blocked;
 });
 
 test('a worker that ignores SIGTERM and holds a request: stop completes after killTimeout, forced', async (t) => {

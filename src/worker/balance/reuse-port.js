@@ -13,6 +13,7 @@ import { strangersOn } from '../../core/reuse-port.js';
 import { tcpListeners, socketInodesOf, holderOf } from '../../proc/listeners.js';
 import { descendantsOf } from '../../proc/descendants.js';
 import { tcpTarget, listenCallback } from './listen-target.js';
+import { toPrimary } from '../to-primary.js';
 
 const STRANGER_LOOKS = 4;
 const STRANGER_RECHECK_MS = 250;
@@ -32,7 +33,7 @@ export function reusePortWorker() {
     server.once('listening', () => {
       if (saidReady || !process.connected) return;
       saidReady = true;
-      process.send(message(KIND.READY, { listening: true }));
+      toPrimary(message(KIND.READY, { listening: true }));
     });
     const { port, host, backlog, options } = target;
     return listen.call(server, { ...options, port, host, backlog, reusePort: true }, listenCallback(args));

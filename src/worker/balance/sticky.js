@@ -6,6 +6,7 @@
 import net from 'node:net';
 import { KIND, message, isOurs } from '../../protocol.js';
 import { tcpTarget, listenCallback } from './listen-target.js';
+import { toPrimary } from '../to-primary.js';
 
 /** True when the primary balances this worker's connections itself. */
 export const isSticky = () => process.env.NODESUP_BALANCE === 'sticky';
@@ -22,7 +23,7 @@ export function stickyWorker() {
     if (!target) return listen.apply(this, args);
     const key = `${target.host ?? ''}:${target.port}`;
     servers.set(key, this);
-    send(message(KIND.LISTEN, { key, port: target.port, host: target.host, backlog: target.backlog }));
+    toPrimary(message(KIND.LISTEN, { key, port: target.port, host: target.host, backlog: target.backlog }));
     return listen.call(this, { port: 0, host: '127.0.0.1' }, listenCallback(args));
   };
 
@@ -65,9 +66,6 @@ export function stickyWorker() {
 
 /** Tell the primary of an engine.io session opening or closing here. */
 export function reportSession(sid, open) {
-  send(message(KIND.SESSION, { sid, open }));
+  toPrimary(message(KIND.SESSION, { sid, open }));
 }
 
-function send(msg) {
-  if (process.connected) process.send(msg);
-}
