@@ -54,24 +54,27 @@ test('SIGKILL of the primary: workers and their children still exit', async (t) 
   t.deepEqual(await survivors([a, b]), [], 'nothing orphaned');
 });
 
-test('SIGKILL of the primary while a worker cannot read its polls: it leaves on their replies failing, and takes its child', async (t) => {
-  // Unblocked after the primary is gone, the worker reads a poll and the channel's EOF together,
-  // and its reply fails with EPIPE before it knows the primary is gone.
-  const port = await freePort();
-  const run = startCli(t, [app('spawn-child.js'), '-w', '1', '--poll-interval', '100ms', '--metrics', 'false'], base(port));
-  const a = await run.waitFor((e) => e.fixture === 'spawn-child');
-  const release = path.join(run.runDir, 'release');
-  const blocked = fetch(`http://127.0.0.1:${port}/block?until=${encodeURIComponent(release)}`).catch((err) => err);
-  await run.waitFor((e) => e.fixture === 'blocking', { what: 'the worker blocking its event loop' });
-  // Two polls completed after the block began: the second was sent to the blocked worker.
-  const polled = (await run.status()).poll.count;
-  await run.waitForStatus((s) => s.poll.count >= polled + 2, { what: 'two more polls' });
-  run.child.kill('SIGKILL');
-  await run.exited;
-  fs.writeFileSync(release, '');
-  t.deepEqual(await survivors([a]), [], 'nothing orphaned');
-  await blocked;
-});
+// Unblocked after the primary is gone, the worker reads a poll and the channel's EOF together: its
+// reply fails with EPIPE before it knows the primary is gone, and so does a write to its stdout
+// (the primary's pipe), which kills it at once. Either way its child must go too.
+for (const [what, say] of [['its reply to a poll fails', ''], ['its own write to stdout kills it', '&say=1']]) {
+  test(`SIGKILL of the primary while a worker cannot read its channel, and then ${what}: the worker and its child still exit`, async (t) => {
+    const port = await freePort();
+    const run = startCli(t, [app('spawn-child.js'), '-w', '1', '--poll-interval', '100ms', '--metrics', 'false'], base(port));
+    const a = await run.waitFor((e) => e.fixture === 'spawn-child');
+    const release = path.join(run.runDir, 'release');
+    const blocked = fetch(`http://127.0.0.1:${port}/block?until=${encodeURIComponent(release)}${say}`).catch((err) => err);
+    await run.waitFor((e) => e.fixture === 'blocking', { what: 'the worker blocking its event loop' });
+    // Two polls completed after the block began: the second was sent to the blocked worker.
+    const polled = (await run.status()).poll.count;
+    await run.waitForStatus((s) => s.poll.count >= polled + 2, { what: 'two more polls' });
+    run.child.kill('SIGKILL');
+    await run.exited;
+    fs.writeFileSync(release, '');
+    t.deepEqual(await survivors([a]), [], 'nothing orphaned');
+    await blocked;
+  });
+}
 
 test('a worker that ignores SIGTERM and holds a request: stop completes after killTimeout, forced', async (t) => {
   const port = await freePort();
