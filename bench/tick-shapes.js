@@ -7,8 +7,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
-import { cleanupAll, startPrimary, freePort, load } from './lib/spawn.js';
-import { cpuMeter } from './lib/proc.js';
+import { cleanupAll } from './lib/spawn.js';
+import { appLeg } from './lib/app-leg.js';
 import { mean, fx, int } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 import { ratioCi, ciText } from './lib/versus.js';
@@ -25,23 +25,7 @@ const LABEL = { off: 'no forced GC', kept: 'six forced, nodesup\'s way (a tick q
 const LOAD_AT_START = os.loadavg()[0];
 
 /** One leg: the app in `mode`, warmed up (its GCs fall in it), then loaded; its CPU a response, µs. */
-async function leg(mode) {
-  const port = await freePort();
-  const run = startPrimary([APP], { env: { PORT: String(port), MODE: mode }, name: `app (${mode})` });
-  try {
-    await run.waitFor((e) => e.event === 'listening', { what: 'listening' });
-    const url = `http://127.0.0.1:${port}/`;
-    await load({ url, connections: CONNECTIONS, duration: WARMUP }).result;
-    const cpu = cpuMeter(run.pid);
-    cpu.start();
-    const r = await load({ url, connections: CONNECTIONS, duration: DURATION }).result;
-    const used = cpu.stop();
-    return { reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed, cpuUs: used ? (used.cpuSeconds * 1e6) / r.responses : NaN };
-  } finally {
-    run.child.kill('SIGTERM');
-    await run.exited;
-  }
-}
+const leg = (mode) => appLeg({ app: APP, mode, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP });
 
 async function main() {
   const got = Object.fromEntries(MODES.map((m) => [m, []]));
