@@ -68,4 +68,3 @@ export function stickyWorker() {
 export function reportSession(sid, open) {
   toPrimary(message(KIND.SESSION, { sid, open }));
 }
-
