@@ -1,6 +1,12 @@
 // Closed vocabularies. A recycle reason, an event name or a worker state is spelled here once and
 // used as-is in logs, metric labels, the status view and verdict objects.
 
+/**
+ * The name under which each worker starts with V8's gc() (--expose-gc-as), for the full GCs nodesup
+ * forces; the agent takes it before the app runs (src/worker/full-gc.js).
+ */
+export const GC_GLOBAL = '__nodesupGc';
+
 /** Worker lifecycle states (see core/worker-state.js for the transitions). */
 export const STATES = Object.freeze({
   SPAWNING: 'spawning',

@@ -9,6 +9,7 @@ import { describeSite } from './site-words.js';
 import { describeHandles } from './resource-words.js';
 import { describeHolder } from './retainer-words.js';
 import { memoryOf } from '../sample/memory-of.js';
+import { GC_GLOBAL } from '../constants.js';
 
 const WIDTH = 100; // the CLI's, and the most any line is wrapped to
 const MIN = 60;
@@ -51,7 +52,8 @@ function header(r, w) {
   const s = r.sample ?? {};
   const parts = [`nodesup inspect: slot ${dash(r.slot)}`, `pid ${dash(r.pid)}`, `up ${dash(r.uptimeMs, formatDuration)}`];
   if (known(s.requests)) parts.push(`${s.requests} requests`);
-  const flags = (r.execArgv ?? []).filter((a, i, all) => a !== '--import' && all[i - 1] !== '--import');
+  // Without the flags nodesup adds (src/primary/lifecycle/agent-args.js).
+  const flags = (r.execArgv ?? []).filter((a, i, all) => a !== '--import' && all[i - 1] !== '--import' && a !== `--expose-gc-as=${GC_GLOBAL}`);
   const lines = [parts.join(' · ')];
   if (flags.length) lines.push(...wrap(`node flags: ${flags.join(' ')}`, w));
   return lines;

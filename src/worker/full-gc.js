@@ -1,5 +1,11 @@
-// A full GC on the primary's request. --expose-gc is the app's choice, not ours: it is switched
-// on at run time and gc() taken from a fresh context, leaving the app's global untouched.
+// A full GC on the primary's request, with V8's gc(), which each worker starts with under a name
+// of ours (--expose-gc-as; src/primary/lifecycle/agent-args.js), taken here as the agent loads,
+// before the app runs, and its global emptied: `gc` itself stays the app's choice. nodesup used to
+// take gc() from a fresh vm context instead, and making that context was what slowed nextTick
+// (below) in a worker for good: made as the agent loaded, a hello world's workers spent 11–16 % of
+// their CPU in nextTick's own code from their first second, against ~2.5 % (CPU profiles,
+// docs/leaks.md). Where the user gives --expose-gc, that gc() serves; only a process nodesup did
+// not start (a bench's app) still takes the old way.
 //
 // Every full GC nodesup forces (this one, the sites' profiler's reads and stop, a heap snapshot)
 // first queues a no-op process.nextTick. On Node 22 and 24, six forced full GCs from timers, with
@@ -10,6 +16,7 @@
 // built afresh often enough, entries leave V8's fast path. A queued entry keeps them alive.
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { GC_GLOBAL } from '../constants.js';
 
 const noop = () => {};
 
@@ -18,7 +25,19 @@ export function keepTickShapes() {
   process.nextTick(noop);
 }
 
-let gcFn;
+let gcFn = takeGc();
+
+// Read as the agent loads, before the app runs: a `gc` function there is V8's, the user's
+// --expose-gc (another preload's at most).
+function takeGc() {
+  const ours = globalThis[GC_GLOBAL];
+  if (typeof ours === 'function') {
+    globalThis[GC_GLOBAL] = undefined;
+    return ours;
+  }
+  return typeof globalThis.gc === 'function' ? globalThis.gc : null;
+}
+
 /** Run a full (mark-compact) GC now. */
 export function fullGc() {
   if (!gcFn) {

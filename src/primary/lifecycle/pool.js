@@ -12,8 +12,8 @@ import { startTime } from '../../proc/memory.js';
 import { WorkerRecords } from './worker-records.js';
 import { routeWorkerOutput } from '../app-output.js';
 import { logicalCwd } from '../../config/logical-cwd.js';
+import { workerExecArgv } from './agent-args.js';
 
-const AGENT_URL = new URL('../../worker/agent.js', import.meta.url).href;
 const STDERR_TAIL_BYTES = 4096;
 
 /** @typedef {import('./worker-records.js').WorkerRecord} WorkerRecord */
@@ -44,7 +44,7 @@ export class Pool extends WorkerRecords {
     cluster.setupPrimary({
       exec: config.script,
       args: config.args,
-      execArgv: [...config.nodeArgs, '--import', AGENT_URL],
+      execArgv: workerExecArgv(config.nodeArgs, config.env?.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? ''),
       stdio: ['ignore', this.output ? 'pipe' : 'inherit', 'pipe', 'ipc'],
       cwd: logicalCwd(),
     });
