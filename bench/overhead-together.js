@@ -6,9 +6,13 @@
 // seconds apart see the same host. Both keep running between bursts, so nodesup's ticks, its
 // leak checks past the warm-up (and any suspicion they raise) fall inside the measure as they
 // would in production.
-//   node bench/overhead-together.js [--quick] [--write] [--rounds 40] [--burst 3] [--app hello|express] [--leak-off]
+//   node bench/overhead-together.js [--quick] [--write] [--rounds 40] [--burst 3] [--app hello|express] [--leak-off] [--old DIR]
 // --leak-off: nodesup with `leak: false` (no leak checks, no confirmation GCs, no profiler), to tell
 // what leak detection costs from what the rest of nodesup does.
+// --old DIR: a third primary, nodesup from the checkout DIR, up beside the other two and loaded in
+// the same turns (the order of the three goes through all six permutations), so that old against
+// new is read on the same host minutes as each against bare; a change of a few percent is not
+// readable from two runs an hour apart on a shared host. Written as its own section, …-vs-old.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,14 +22,14 @@ import { clusterCpuMeter } from './lib/proc.js';
 import { mean, fx, int } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 import { overheadApp } from './lib/overhead-apps.js';
-import { ratioCi, ciText } from './lib/versus.js';
+import { oldTree, ratioCi, ciText, verdict, OLD_USAGE } from './lib/versus.js';
 import { SUSPECT_LEAD_MS } from '../src/core/leak/heap-confirm.js';
 
 const opts = benchArgs({
   rounds: { type: 'string' }, burst: { type: 'string' }, warmup: { type: 'string' },
   connections: { type: 'string', default: '32' }, workers: { type: 'string', default: '2' }, app: { type: 'string', default: 'hello' },
-  'leak-off': { type: 'boolean', default: false },
-}, 'node bench/overhead-together.js [--quick] [--write] [--rounds N] [--burst S] [--warmup S] [--connections C] [--workers N] [--app hello|express] [--leak-off]');
+  'leak-off': { type: 'boolean', default: false }, old: { type: 'string' },
+}, `node bench/overhead-together.js [--quick] [--write] [--rounds N] [--burst S] [--warmup S] [--connections C] [--workers N] [--app hello|express] [--leak-off] [--old DIR]\n  ${OLD_USAGE}`);
 const APP_OF = overheadApp(opts.app);
 const ROUNDS = Number(opts.rounds ?? (opts.quick ? 3 : 40));
 const BURST = Number(opts.burst ?? (opts.quick ? 2 : 3));
@@ -34,8 +38,16 @@ const CONNECTIONS = Number(opts.connections);
 const WORKERS = Number(opts.workers);
 const APP = path.join(ROOT, APP_OF.file);
 const LOAD_AT_START = os.loadavg()[0];
-const KINDS = ['bare', 'nodesup'];
+const OLD = opts.old ? oldTree(opts.old) : null;
+const KINDS = OLD ? ['bare', 'old', 'nodesup'] : ['bare', 'nodesup'];
 const LEAK_OFF = opts['leak-off'];
+
+/** Every order of the kinds; round i takes the i-th (cyclically), so no kind always goes first or follows another. */
+function permutations(items) {
+  if (items.length <= 1) return [items];
+  return items.flatMap((x, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [x, ...rest]));
+}
+const ORDERS = permutations(KINDS);
 
 /** nodesup's arguments beyond the bench's: a config with leak detection off, with --leak-off. */
 function leakOffArgs() {
@@ -45,14 +57,15 @@ function leakOffArgs() {
   return ['-c', file];
 }
 
-async function startBoth() {
+async function startAll() {
   const started = {};
   for (const kind of KINDS) {
     const port = await freePort();
     const env = { PORT: String(port), WORKERS: String(WORKERS) };
     const run = kind === 'bare'
       ? startPrimary([path.join(ROOT, 'bench/apps/bare-primary.js'), APP], { env, cwd: scratch(), name: 'bare primary' })
-      : startNodesup([APP, '-w', String(WORKERS), '--poll-interval', '1s', '--metrics', `127.0.0.1:${await freePort()}`, '--log-format', 'json', ...leakOffArgs()], { env });
+      : startNodesup([APP, '-w', String(WORKERS), '--poll-interval', '1s', '--metrics', `127.0.0.1:${await freePort()}`, '--log-format', 'json', ...leakOffArgs()],
+        { env, ...(kind === 'old' ? { root: OLD.root } : {}) });
     const start = await run.waitFor((e) => e.event === 'supervisor.start', { what: 'supervisor.start' });
     await run.waitReady(WORKERS, { timeout: 60_000 });
     started[kind] = { run, pid: start.primaryPid, url: `http://127.0.0.1:${port}${APP_OF.path}`, readyAt: Date.now() };
@@ -70,19 +83,20 @@ async function burst({ pid, url }) {
 }
 
 async function main() {
-  const started = await startBoth();
+  const started = await startAll();
   for (const kind of KINDS) await load({ url: started[kind].url, connections: CONNECTIONS, duration: WARMUP }).result;
   const t0 = Date.now();
   const rounds = [];
   for (let i = 0; i < ROUNDS; i++) {
     const round = { sinceReady: Date.now() - started.nodesup.readyAt };
-    for (const kind of i % 2 ? [...KINDS].reverse() : KINDS) round[kind] = await burst(started[kind]);
+    for (const kind of ORDERS[i % ORDERS.length]) round[kind] = await burst(started[kind]);
     rounds.push(round);
     process.stderr.write(`round ${i + 1}/${ROUNDS}: ${KINDS.map((k) => `${k} ${int(round[k].reqPerSec)} req/s`).join(', ')}\n`);
   }
   const minutes = (Date.now() - t0) / 60_000;
   const status = await started.nodesup.run.status();
-  const suspicions = started.nodesup.run.events.filter((e) => /^leak\./.test(e.event ?? '')).length;
+  const leakEvents = (kind) => started[kind].run.events.filter((e) => /^leak\./.test(e.event ?? '')).length;
+  const suspicions = leakEvents('nodesup');
   for (const kind of KINDS) {
     const { code } = await started[kind].run.stop();
     if (code !== 0) process.stderr.write(`${kind}: exited with ${code}\n`);
@@ -96,32 +110,46 @@ async function main() {
   // A leak suspicion may start this long after a worker is ready (its warm-up hold less the lead
   // a verdict needs): rounds before it measure nodesup without any, rounds after with what came.
   const suspicionFrom = LEAK_OFF ? NaN : status.config.leak.warmUp - SUSPECT_LEAD_MS;
-  const split = [['before', (r) => r.sinceReady < suspicionFrom], ['after', (r) => r.sinceReady >= suspicionFrom]].map(([when, keep]) => {
+  const split = (num = 'bare') => [['before', (r) => r.sinceReady < suspicionFrom], ['after', (r) => r.sinceReady >= suspicionFrom]].map(([when, keep]) => {
     const rs = rounds.filter(keep);
-    const c = ratioCi(rs.map((r) => r.bare.reqPerSec), rs.map((r) => r.nodesup.reqPerSec));
-    return `rounds begun ${when} ${fx(suspicionFrom / 1000, 0)} s from readiness (the first moment a leak suspicion may start): ${rs.length}${rs.length >= 2 ? `, nodesup ÷ bare ${ciText(c.ci)}` : ''}`;
+    const c = ratioCi(rs.map((r) => r[num].reqPerSec), rs.map((r) => r.nodesup.reqPerSec));
+    return `rounds begun ${when} ${fx(suspicionFrom / 1000, 0)} s from readiness (the first moment a leak suspicion may start): ${rs.length}${rs.length >= 2 ? `, ${num === 'old' ? 'new ÷ old' : 'nodesup ÷ bare'} ${ciText(c.ci)}` : ''}`;
   });
   const [m, lo] = tput.ci;
   const met = lo >= APP_OF.target ? 'met, the whole interval' : m >= APP_OF.target ? 'met by the mean, not by the whole interval' : 'missed';
+  const perRound = (r) => KINDS.map((k) => int(r[k].reqPerSec)).join('/');
   const row = (kind, label) => [label, rounds.length, int(mean(field(kind, 'reqPerSec'))), fx(mean(field(kind, 'p99')), 1),
     fx(mean(field(kind, 'primaryUs')), 2), fx(mean(field(kind, 'workersUs')), 1), rounds.reduce((a, r) => a + r[kind].failed, 0)];
+  const vsOld = OLD && {
+    tput: ratioCi(field('old', 'reqPerSec'), field('nodesup', 'reqPerSec')),
+    oldBare: ratioCi(field('bare', 'reqPerSec'), field('old', 'reqPerSec')),
+    workers: ratioCi(field('old', 'workersUs'), field('nodesup', 'workersUs')),
+    oldWorkers: ratioCi(field('bare', 'workersUs'), field('old', 'workersUs')),
+  };
+  const oldLines = !OLD ? [] : [
+    `**new ÷ old throughput = ${ciText(vsOld.tput.ci)}** over ${vsOld.tput.ratios.length} rounds: ${verdict(vsOld.tput, { better: 'higher' })}; old ÷ bare ${ciText(vsOld.oldBare.ci)}.`,
+    `Workers' CPU a request: new ÷ old ${ciText(vsOld.workers.ci)} (${verdict(vsOld.workers, { better: 'lower' })}); old ÷ bare ${ciText(vsOld.oldWorkers.ci)}.`,
+    ...(LEAK_OFF ? [] : [`New ÷ old by when the round began: ${split('old').join('; ')}.`]),
+    `Old nodesup at the end: ${leakEvents('old')} leak event(s) in its log.`,
+  ];
   const body = [
-    `The app (\`${APP_OF.file}\`, ${APP_OF.what}) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`) and under nodesup with defaults (poll 1s, metrics on, leak detection ${LEAK_OFF ? 'off: `leak: false`' : 'on'}), ${WORKERS} workers each, both started once and running side by side; after a ${WARMUP} s warm-up of each, ${ROUNDS} rounds of a ${BURST} s burst on each (bare first in odd-numbered rounds, nodesup first in even ones): autocannon ${CONNECTIONS} keep-alive connections on 127.0.0.1 from a separate process. The rounds took ${fx(minutes, 1)} minutes (nodesup holds its leak checks for a worker's first 80 s at the defaults). CPU a request: utime+stime over the burst (\`/proc/<pid>/stat\`) over the responses; the workers' is the sum over the primary's children.`,
+    `The app (\`${APP_OF.file}\`, ${APP_OF.what}) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`) and under nodesup with defaults (poll 1s, metrics on, leak detection ${LEAK_OFF ? 'off: `leak: false`' : 'on'}), ${WORKERS} workers each, both started once and running side by side; after a ${WARMUP} s warm-up of each, ${ROUNDS} rounds of a ${BURST} s burst on each (${OLD ? `three primaries, the third nodesup from the old checkout (${OLD.commit}), in an order that goes through all six permutations round by round` : 'bare first in odd-numbered rounds, nodesup first in even ones'}): autocannon ${CONNECTIONS} keep-alive connections on 127.0.0.1 from a separate process. The rounds took ${fx(minutes, 1)} minutes (nodesup holds its leak checks for a worker's first 80 s at the defaults). CPU a request: utime+stime over the burst (\`/proc/<pid>/stat\`) over the responses; the workers' is the sum over the primary's children.`,
     '',
     table(['primary', 'bursts', 'req/s mean', 'p99 latency ms (mean)', 'primary CPU a request, µs', 'workers\' CPU a request, µs', 'failed'],
-      [row('bare', 'bare node:cluster'), row('nodesup', 'nodesup')]),
+      [row('bare', 'bare node:cluster'), ...(OLD ? [row('old', `nodesup old (${OLD.commit})`)] : []), row('nodesup', OLD ? 'nodesup new (this checkout)' : 'nodesup')]),
     '',
     `**nodesup ÷ bare throughput = ${ciText(tput.ci)}** over ${tput.ratios.length} rounds (target ≥ ${APP_OF.target}, the interval's lower end ≥ 0.95: ${met}); p99 latency ${ciText(p99.ci, 2)}.`,
     `nodesup ÷ bare, CPU a request: workers ${ciText(workers.ci)}; primary and workers together ${ciText(cpu.ci)}.`,
-    ...(LEAK_OFF ? [] : [`By when the round began: ${split.join('; ')}.`]),
+    ...(LEAK_OFF ? [] : [`By when the round began: ${split().join('; ')}.`]),
+    ...oldLines,
     `nodesup at the end: ${status.poll?.count ?? '?'} poll ticks; ${suspicions} leak event(s) in its log.`,
     '',
-    `Rounds in order (req/s, bare/nodesup; seconds from readiness): ${rounds.map((r) => `${int(r.bare.reqPerSec)}/${int(r.nodesup.reqPerSec)} (${fx(r.sinceReady / 1000, 0)})`).join(', ')}.`,
+    `Rounds in order (req/s, ${KINDS.join('/')}; seconds from readiness): ${rounds.map((r) => `${perRound(r)} (${fx(r.sinceReady / 1000, 0)})`).join(', ')}.`,
     '',
     `Host load (1-minute load average): ${LOAD_AT_START.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end, on ${os.cpus().length} CPUs.`,
   ].join('\n');
-  publish(opts, `overhead-together${opts.app === 'hello' ? '' : `-${opts.app}`}${LEAK_OFF ? '-leak-off' : ''}`,
-    `Throughput overhead, both primaries side by side${opts.app === 'hello' ? '' : `, ${opts.app} app`}${LEAK_OFF ? ', leak detection off' : ''}`, body);
+  publish(opts, `overhead-together${opts.app === 'hello' ? '' : `-${opts.app}`}${LEAK_OFF ? '-leak-off' : ''}${OLD ? '-vs-old' : ''}`,
+    `Throughput overhead, ${OLD ? `bare, old (${OLD.commit}) and new` : 'both primaries'} side by side${opts.app === 'hello' ? '' : `, ${opts.app} app`}${LEAK_OFF ? ', leak detection off' : ''}`, body);
 }
 
 main().catch((err) => { process.stderr.write(`overhead-together: ${err.stack}\n`); process.exitCode = 1; }).finally(cleanupAll);
