@@ -106,16 +106,12 @@ export function confirmStep(w, st, now, { minGrowth, pollInterval, spacingMs = C
 /**
  * Whether the probe confirmStep asks for samples the heap's sites (the sampling profiler, inlining
  * off: what a suspicion costs the worker). Not once the leak is confirmed (the sites are known), nor
- * for external memory alone, nor at a suspicion's first point: most suspicions of a healthy worker
- * end flat at their second point (or at the first, for a busy worker with a floor after a major GC
- * to compare it with, busyRef), and a profiler started at the first ran through the whole of them
- * and cost a hello world under load 12 % of its throughput for good, where the same suspicions with
- * their forced GCs and no profiler cost nothing measurable (docs/leaks.md). A leak's sites are then
- * read over its points from the second on: one interval fewer, the verdict no later.
+ * for external memory alone, nor for a busy worker's first point while it has a floor after a major
+ * GC to be compared with (busyRef): the point alone may end the suspicion.
  * @param {ConfirmPoint[]|undefined} points @param {ConfirmState} st
  */
 export function samplesSites(points, st) {
-  return !st.confirmedAt && st.heap !== false && episode(points, st).length > 0;
+  return !st.confirmedAt && st.heap !== false && !(st.ref && episode(points, st).length === 0);
 }
 
 /**
