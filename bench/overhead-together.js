@@ -110,10 +110,10 @@ async function main() {
   // A leak suspicion may start this long after a worker is ready (its warm-up hold less the lead
   // a verdict needs): rounds before it measure nodesup without any, rounds after with what came.
   const suspicionFrom = LEAK_OFF ? NaN : status.config.leak.warmUp - SUSPECT_LEAD_MS;
-  const split = (num = 'bare') => [['before', (r) => r.sinceReady < suspicionFrom], ['after', (r) => r.sinceReady >= suspicionFrom]].map(([when, keep]) => {
+  const split = (base = 'bare') => [['before', (r) => r.sinceReady < suspicionFrom], ['after', (r) => r.sinceReady >= suspicionFrom]].map(([when, keep]) => {
     const rs = rounds.filter(keep);
-    const c = ratioCi(rs.map((r) => r[num].reqPerSec), rs.map((r) => r.nodesup.reqPerSec));
-    return `rounds begun ${when} ${fx(suspicionFrom / 1000, 0)} s from readiness (the first moment a leak suspicion may start): ${rs.length}${rs.length >= 2 ? `, ${num === 'old' ? 'new ÷ old' : 'nodesup ÷ bare'} ${ciText(c.ci)}` : ''}`;
+    const c = ratioCi(rs.map((r) => r[base].reqPerSec), rs.map((r) => r.nodesup.reqPerSec));
+    return `rounds begun ${when} ${fx(suspicionFrom / 1000, 0)} s from readiness (the first moment a leak suspicion may start): ${rs.length}${rs.length >= 2 ? `, ${base === 'old' ? 'new ÷ old' : 'nodesup ÷ bare'} ${ciText(c.ci)}` : ''}`;
   });
   const [m, lo] = tput.ci;
   const met = lo >= APP_OF.target ? 'met, the whole interval' : m >= APP_OF.target ? 'met by the mean, not by the whole interval' : 'missed';
