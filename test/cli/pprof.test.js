@@ -41,7 +41,7 @@ test('a named heap leak leaves a pprof profile whose top is the leaking function
   const ready = await run.waitFor((e) => e.event === 'worker.ready', { what: 'ready' });
 
   // Before any leak: nothing to serve, said in one line.
-  const none = await fetch(`http://127.0.0.1:${mport}/debug/pprof/heap`);
+  const none = await run.fetch(`http://127.0.0.1:${mport}/debug/pprof/heap`);
   t.is(none.status, 404);
   t.regex(await none.text(), /^no heap profile yet: [^\n]+\n$/);
 
@@ -71,7 +71,7 @@ test('a named heap leak leaves a pprof profile whose top is the leaking function
   }
 
   // The metrics port serves the newest, as Go programs do, for a profiler's scraper.
-  const res = await fetch(`http://127.0.0.1:${mport}/debug/pprof/heap`);
+  const res = await run.fetch(`http://127.0.0.1:${mport}/debug/pprof/heap`);
   t.is(res.status, 200);
   const served = decodePprof(Buffer.from(await res.arrayBuffer()));
   t.is(served.samples[0].stack[0].fn, 'cacheUser');

@@ -92,6 +92,11 @@ export function startCli(t, args, { env = {}, cwd } = {}) {
     count: (pred) => run.events.filter(pred).length,
     status: () => request({ dir: runDir, op: 'status' }),
     waitForStatus: (pred, o) => waitForStatus(run, pred, o),
+    // A request to one of its ports whose failure says whether the supervisor still runs, and its last lines.
+    fetch: (url, init) => fetchSaying(url, init).catch((err) => {
+      const state = child.exitCode === null ? 'still runs' : `exited ${child.exitCode}`;
+      throw new Error(`${err.message}; nodesup ${state}, its last lines:\n${run.lines.slice(-15).join('\n')}`, { cause: err });
+    }),
   };
   let buf = '';
   child.stdout.setEncoding('utf8');
@@ -167,12 +172,16 @@ export async function waitGone(pids, timeout = 20_000) {
   }
 }
 
+/** fetch, whose failure names what failed: fetch itself says only "fetch failed", the rest is in its cause. */
+export function fetchSaying(url, init) {
+  return fetch(url, init).catch((err) => {
+    throw new Error(`${init?.method ?? 'GET'} ${url}: ${err.cause?.code ?? err.cause?.message ?? err.message}`, { cause: err });
+  });
+}
+
 /** GET a URL on loopback; resolves {status, body}. */
 export async function get(url) {
-  // fetch says only "fetch failed"; what failed (refused, reset) is in its cause.
-  const res = await fetch(url).catch((err) => {
-    throw new Error(`GET ${url}: ${err.cause?.code ?? err.cause?.message ?? err.message}`, { cause: err });
-  });
+  const res = await fetchSaying(url);
   return { status: res.status, body: await res.text() };
 }
 
