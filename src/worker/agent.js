@@ -14,7 +14,7 @@ import { watchThreads } from './sample/threads.js';
 import { heapProfiler } from './sites/heap-profiler.js';
 import { bufferSampler } from './sites/buffer-sampler.js';
 import { confirm } from './sites/confirm.js';
-import { fullGc, keepTickShapes } from './full-gc.js';
+import { fullGc, keepTickShapes, holdTickShapes } from './full-gc.js';
 import { workerDrain, leaveOnPlannedDisconnect } from './drain/drain.js';
 import { isSticky, stickyWorker, reportSession } from './balance/sticky.js';
 import { isReusePort, reusePortWorker } from './balance/reuse-port.js';
@@ -28,6 +28,7 @@ const GC_SETTLE_MS = 50;
 if (cluster.isWorker && typeof process.send === 'function') start();
 
 function start() {
+  holdTickShapes();
   const sticky = isSticky();
   const state = {
     requests: 0, heapFloor: null, elu: performance.eventLoopUtilization(), lastMajor: null,

@@ -14,8 +14,16 @@
 // 26 are not affected). Our reading of the profiles, whose time sits on the queue entry's object
 // literal with computed keys: its shapes are let go by a full GC while no entry is alive, and once
 // built afresh often enough, entries leave V8's fast path. A queued entry keeps them alive.
+//
+// V8's own full GCs do the same on Node 22: a worker left idle (V8 collects an idle heap by itself,
+// with no tick in flight) spent 370–540 ns a nextTick afterwards against 50–90 ns, bare
+// node:cluster workers alike, and under bursts of load with idle gaps between, nodesup's workers
+// spent 7 µs a request in nextTick's own code against bare's 0.4 (docs/leaks.md). So the agent also
+// holds one queue entry for the worker's life (holdTickShapes): idle, the cost stayed at 50–90 ns.
+// Node 24 and 26 idle workers were not slowed either way.
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { createHook } from 'node:async_hooks';
 import { GC_GLOBAL } from '../constants.js';
 
 const noop = () => {};
@@ -23,6 +31,26 @@ const noop = () => {};
 /** Keep process.nextTick's queue-entry shapes alive through a full GC about to be forced (above). */
 export function keepTickShapes() {
   process.nextTick(noop);
+}
+
+let heldTick = null;
+
+/**
+ * Keep one process.nextTick queue entry alive for good, and with it the shapes its kind is built
+ * with, through every full GC, V8's own included (above). The entry is only reachable as an async
+ * hook's resource: a hook is on for that one nextTick and off again before anything else runs.
+ * @returns {object|null} the entry held, null where none could be had
+ */
+export function holdTickShapes() {
+  if (heldTick) return heldTick;
+  const hook = createHook({ init(id, type, trigger, resource) { if (type === 'TickObject') heldTick ??= resource; } });
+  hook.enable();
+  try {
+    process.nextTick(noop);
+  } finally {
+    hook.disable();
+  }
+  return heldTick;
 }
 
 let gcFn = takeGc();

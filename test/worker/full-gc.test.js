@@ -3,7 +3,7 @@
 // what a GC forced without one leaves). Seen here as the TickObject created within the call.
 import test from 'ava';
 import { createHook } from 'node:async_hooks';
-import { fullGc } from '../../src/worker/full-gc.js';
+import { fullGc, holdTickShapes } from '../../src/worker/full-gc.js';
 import { heapProfiler } from '../../src/worker/sites/heap-profiler.js';
 
 /** How many process.nextTick entries `fn` queued while it ran (synchronously). */
@@ -35,4 +35,13 @@ test.serial('the sites\' profiler queues a tick before each call that forces a f
   }
   t.true(reads >= 1, 'a read of the profile');
   t.true(ticksDuring(() => p.stop()) >= 1, 'the stop');
+});
+
+test.serial('one nextTick queue entry is held for good, the same one through full GCs', (t) => {
+  const held = holdTickShapes();
+  t.truthy(held, 'an entry is held');
+  t.is(typeof held.callback, 'function');
+  t.is(ticksDuring(() => t.is(holdTickShapes(), held)), 0, 'held once: a second call queues nothing');
+  fullGc();
+  t.is(holdTickShapes(), held);
 });
