@@ -15,12 +15,12 @@
 // literal with computed keys: its shapes are let go by a full GC while no entry is alive, and once
 // built afresh often enough, entries leave V8's fast path. A queued entry keeps them alive.
 //
-// V8's own full GCs do the same on Node 22: a worker left idle (V8 collects an idle heap by itself,
-// with no tick in flight) spent 370–540 ns a nextTick afterwards against 50–90 ns, bare
-// node:cluster workers alike, and under bursts of load with idle gaps between, nodesup's workers
-// spent 7 µs a request in nextTick's own code against bare's 0.4 (docs/leaks.md). So the agent also
-// holds one queue entry for the worker's life (holdTickShapes): idle, the cost stayed at 50–90 ns.
-// Node 24 and 26 idle workers were not slowed either way.
+// On Node 22 no forced GC is needed for it: a worker left idle 25 s spent 370–540 ns a nextTick
+// afterwards against 50–90 ns fresh, bare node:cluster workers alike (our reading: V8 collects an
+// idle heap by itself, with no tick in flight), and under bursts of load with idle gaps between,
+// nodesup's workers spent 16 % of their busy CPU in nextTick's own code against bare's 1.4 %
+// (docs/leaks.md). So the agent also holds one queue entry for the worker's life (holdTickShapes):
+// idle, the cost stayed at 50–90 ns. Node 24 and 26 idle workers were not slowed either way.
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createHook } from 'node:async_hooks';
