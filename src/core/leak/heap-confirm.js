@@ -62,7 +62,7 @@ export const SUSPECT_LEAD_MS = (C.points - 1) * C.spacingMs + 10_000;
 /**
  * @typedef {{since:number|null, heldUntil:number, confirmedAt:number|null, external?:boolean, heap?:boolean, ref?:{at:number, heapAfter:number}|null}} ConfirmState  per
  *   worker, in the policy state; what the episode suspects: external memory (the Buffer sampler runs), the heap (the heap profiler
- *   runs); ref: a busy worker's floor after its last major GC, the point its first point is compared with (busyRef)
+ *   runs); ref: what its first point is compared with (a busy worker's floor after its last major GC, busyRef; an earlier suspicion's point, earlierPoint)
  */
 export const newConfirmState = () => ({ since: null, heldUntil: 0, confirmedAt: null, external: false });
 
@@ -99,15 +99,16 @@ export function confirmStep(w, st, now, { minGrowth, pollInterval, spacingMs = C
   const external = externalSuspected(w, now, minGrowth, pollInterval);
   if (!heap && !external) return { state: st, action: null };
   if (!withinBudget(w.points ?? [], now)) return { state: st, action: null };
-  const ref = heap && !external ? busyRef(w, now) : null;
+  const ref = heap && !external ? (busyRef(w, now) ?? earlierPoint(w, now)) : null;
   return { state: { since: now, heldUntil: 0, confirmedAt: null, external, heap, ref }, action: 'probe' };
 }
 
 /**
  * Whether the probe confirmStep asks for samples the heap's sites (the sampling profiler, inlining
  * off: what a suspicion costs the worker). Not once the leak is confirmed (the sites are known), nor
- * for external memory alone, nor for a busy worker's first point while it has a floor after a major
- * GC to be compared with (busyRef): the point alone may end the suspicion.
+ * for external memory alone, nor for a first point that has a reference to be compared with (a busy
+ * worker's floor after a major GC, busyRef; an earlier suspicion's point, earlierPoint): the point
+ * alone may end the suspicion.
  * @param {ConfirmPoint[]|undefined} points @param {ConfirmState} st
  */
 export function samplesSites(points, st) {
@@ -132,6 +133,26 @@ function busyRef(w, now) {
   const from = Math.max(1, w.window.indexSince(Math.max(now - C.gcLookbackMs, w.readyAt ?? w.startedAt)));
   for (let i = ts.length - 1; i >= from; i--) {
     if (now - ts[i] >= C.suspectMinMs && majors[i] > majors[i - 1] && vs[i] === vs[i]) return { at: ts[i], heapAfter: vs[i] };
+  }
+  return null;
+}
+
+/**
+ * The newest point of an earlier suspicion of this worker, older than a spacing and at most
+ * gcLookbackMs old, as a reference for the new suspicion's first point: the heap after a full GC,
+ * the exactest floor there is. A healthy worker under bursts of load is suspected again as soon as
+ * the hold after a flat suspicion ends (its floors climb between GCs), and each suspicion ran the
+ * sites' profiler for a spacing before its second point ended it (bench/RESULTS.md,
+ * "overhead-together-vs-old-earlier-point-node26"). A leak rises from that point at its rate.
+ */
+function earlierPoint(w, now) {
+  const points = w.points ?? [];
+  const from = w.readyAt ?? w.startedAt;
+  for (let i = points.length - 1; i >= 0; i--) {
+    const p = points[i];
+    if (now - p.at > C.gcLookbackMs || p.at < from) return null;
+    // Older than a spacing: not a point of the new episode (episode()), and suspectMinMs old.
+    if (p.at < now - Math.max(C.spacingMs, C.suspectMinMs) && typeof p.heapAfter === 'number') return { at: p.at, heapAfter: p.heapAfter };
   }
   return null;
 }

@@ -170,3 +170,37 @@ test('without a major GC to compare with, or quiet, a worker\'s suspicion sample
   t.is(quiet.state.ref, null);
   t.true(samplesSites([], quiet.state));
 });
+
+// A quiet worker suspected again once the hold after a flat suspicion ends: its first point is
+// compared with that suspicion's last point (the heap after a full GC) before the sites' profiler starts.
+test('a worker suspected again compares its first point with the last one of its earlier suspicion', (t) => {
+  const o = { seconds: 140, majorEvery: 1000, garbage: 200 * 1024, gcEvery: 4 };
+  const earlier = firstPoint(70_000, 10 * MiB);
+  const healthy = { window: busyWindow({ ...o, leak: 0 }), readyAt: 0, startedAt: 0, points: [earlier] };
+  const start = confirmStep(healthy, newConfirmState(), 140_000, opts);
+  t.is(start.action, 'probe', 'the floors after scavenges rose: a suspicion');
+  t.deepEqual(start.state.ref, { at: 70_000, heapAfter: 10 * MiB });
+  t.false(samplesSites(healthy.points, start.state), 'the first point samples no sites');
+  const flat = firstPoint(141_000, 10 * MiB + 100 * 1024);
+  t.is(confirmStep({ ...healthy, points: [earlier, flat] }, start.state, 141_500, opts).action, 'stop');
+
+  const leak = MiB / 60;
+  const leakingEarlier = firstPoint(70_000, Math.round(10 * MiB + leak * 70));
+  const leaking = { window: busyWindow({ ...o, leak }), readyAt: 0, startedAt: 0, points: [leakingEarlier] };
+  const go = confirmStep(leaking, newConfirmState(), 140_000, opts);
+  t.truthy(go.state.ref);
+  const p1 = firstPoint(141_000, Math.round(10 * MiB + leak * 141));
+  const next = confirmStep({ ...leaking, points: [leakingEarlier, p1] }, go.state, 141_500, opts);
+  t.is(next.state.since, 140_000, 'the suspicion goes on');
+  t.true(samplesSites([leakingEarlier, p1], next.state), 'the second point samples the sites');
+});
+
+test('a point older than the lookback, or one of the new suspicion\'s own, is no reference', (t) => {
+  const o = { seconds: 200, majorEvery: 1000, garbage: 200 * 1024, gcEvery: 4, leak: 0 };
+  const old = confirmStep({ window: busyWindow(o), readyAt: 0, startedAt: 0, points: [firstPoint(70_000, 10 * MiB)] }, newConfirmState(), 200_000, opts);
+  t.is(old.action, 'probe');
+  t.is(old.state.ref, null, '130 s old');
+  const own = confirmStep({ window: busyWindow(o), readyAt: 0, startedAt: 0, points: [firstPoint(185_000, 10 * MiB)] }, newConfirmState(), 200_000, opts);
+  t.is(own.state.ref, null, 'within a spacing: the new episode\'s first point');
+  t.true(samplesSites([], own.state));
+});
