@@ -41,7 +41,7 @@ import { parseArgs } from 'node:util';
 import { parseDuration, parseRate } from '../src/units.js';
 import { request } from '../src/control/client.js';
 import { LEAK_THRESHOLDS } from '../src/core/leak/leak-detector.js';
-import { freePort } from './lib/spawn.js';
+import { freePort, atExit } from './lib/spawn.js';
 import { startLoad } from './lib/keepalive-load.js';
 import { commitOf, writeSection } from './lib/results.js';
 
@@ -229,6 +229,12 @@ async function runApp(name) {
   });
   child.stderr.on('data', (c) => { stderr = (stderr + c).slice(-2000); });
   const exited = new Promise((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  // Ctrl-C or a SIGTERM to the bench stops each supervisor as a user would, workers and all.
+  const forget = atExit(async () => {
+    child.kill('SIGTERM');
+    await exited;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
   const series = opt.series ? recordSeries(dir, name) : null;
   const timer = new Promise((r) => setTimeout(r, durationS * 1000));
   const early = await Promise.race([timer.then(() => null), exited]);
@@ -242,6 +248,7 @@ async function runApp(name) {
     child.kill('SIGTERM');
     await exited;
   }
+  forget();
   fs.rmSync(dir, { recursive: true, force: true });
   return { name, events, load: load?.counts ?? { ok: 0, failed: 0 }, early, stderr };
 }
