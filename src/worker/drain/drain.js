@@ -21,6 +21,7 @@ const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get
  */
 export function workerDrain({ onEngine, balanced = null, onStart = () => {} } = {}) {
   const servers = new Set();
+  let lastServer = null;
   let draining = false;
   let snapshot = null;
   const held = heldTable(() => live.open());
@@ -33,7 +34,11 @@ export function workerDrain({ onEngine, balanced = null, onStart = () => {} } = 
     get snapshot() { return snapshot; },
     /** Each request as it starts (the http.server.request.start channel). */
     request(request, response, server) {
-      servers.add(server);
+      // Nearly every app serves from one server: a comparison per request, not a Set lookup.
+      if (server !== lastServer) {
+        servers.add(server);
+        lastServer = server;
+      }
       live.track(request, response);
       // Draining: this response tells the client to close, so it never reuses a socket we close.
       if (draining) response.shouldKeepAlive = false;
