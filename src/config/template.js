@@ -45,7 +45,7 @@ export default {
   gcBeforeRecycle: true,             // try a full GC first; recycle only if still over a memory limit
 
   recycle: {
-    readyTimeout: '30s',             // the replacement must be listening (or call ready()) within this
+    readyTimeout: '30s',             // the replacement must be listening (or call ready()) within this (time queued for a CPU not counted)
     killTimeout: '10s',              // drain time for the old worker before SIGTERM, then SIGKILL
     maxConcurrent: 1,                // slots recycling at once; the others keep serving
     predictive: true,                // start the replacement early when a worker will cross limits.rss sooner than one starts

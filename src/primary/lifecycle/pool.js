@@ -9,12 +9,15 @@ import { SPAWN_CAUSES, STATES } from '../../constants.js';
 import { KIND, message, isOurs } from '../../protocol.js';
 import { SampleWindow } from '../../core/forecast/sample-window.js';
 import { startTime } from '../../proc/memory.js';
+import { cpuWaitedMs } from '../../proc/schedstat.js';
 import { WorkerRecords } from './worker-records.js';
 import { routeWorkerOutput } from '../app-output.js';
 import { logicalCwd } from '../../config/logical-cwd.js';
 import { workerExecArgv } from './agent-args.js';
 
 const STDERR_TAIL_BYTES = 4096;
+// A wait shorter than this does not move a start-up's deadline: not worth another timer.
+const MIN_CREDIT_MS = 50;
 
 /** @typedef {import('./worker-records.js').WorkerRecord} WorkerRecord */
 
@@ -165,14 +168,27 @@ export class Pool extends WorkerRecords {
     return { exec: this.config.script, cwd, script: realOr(this.config.script), realCwd: realOr(cwd), pinned: false };
   }
 
-  /** Resolves true once rec is ready, false on timeout or exit first. */
+  /** Resolves true once rec is ready, false first if it exits or is not ready within timeoutMs of its own time (below). */
   whenReady(rec, timeoutMs) {
     if (rec.state === STATES.READY) return Promise.resolve(true);
     if (rec.state !== STATES.SPAWNING) return Promise.resolve(false);
     // One promise per worker, not a pool listener per waiter: 128 workers starting at once would
     // otherwise be 128 'ready' listeners (and a MaxListenersExceededWarning).
     let timer;
-    const timeout = new Promise((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
+    const timeout = new Promise((resolve) => {
+      // Time the worker spent queued for a CPU is the host's, not the app's: 128 workers forked at
+      // once on 2 cores each wait most of their start-up, and a deadline that counted it killed
+      // healthy workers into a crash loop. When the deadline falls due it moves on by the wait
+      // since the last look, so readyTimeout bounds the app's own time, running or sleeping.
+      let credited = 0;
+      const due = () => {
+        const waited = cpuWaitedMs(rec.pid) ?? credited;
+        if (waited - credited < MIN_CREDIT_MS) return resolve(false);
+        timer = setTimeout(due, waited - credited);
+        credited = waited;
+      };
+      timer = setTimeout(due, timeoutMs);
+    });
     return Promise.race([this.#startOutcome.get(rec), timeout]).finally(() => clearTimeout(timer));
   }
 

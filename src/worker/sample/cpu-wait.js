@@ -2,19 +2,10 @@
 // (/proc/thread-self/schedstat: time on a CPU, time runnable but waiting, in ns). A loop that is
 // late because its thread could not get a CPU (other processes busy) is CPU starvation, not
 // blocking code: the two need opposite fixes, and only this tells them apart.
-import { readText } from '../../proc/read-text.js';
+import { readWaitNs as readWait } from '../../proc/schedstat.js';
 
 const FILE = '/proc/thread-self/schedstat';
-
-function readWaitNs() {
-  try {
-    const [, wait] = readText(FILE).split(' ');
-    const ns = Number(wait);
-    return Number.isFinite(ns) ? ns : null;
-  } catch {
-    return null;
-  }
-}
+const readWaitNs = () => readWait(FILE);
 
 /** Start measuring; share() gives the share of wall time since the last call spent waiting for a CPU (0..1), or null. */
 export function cpuWait(now = () => process.hrtime.bigint()) {
