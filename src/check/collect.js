@@ -29,8 +29,10 @@ export function newCollector({ workers, readyTimeoutMs, now = Date.now }) {
   const ready = new Promise((resolve) => { settle = resolve; });
   let readyDone = false;
   const finish = (r) => { if (!readyDone) { readyDone = true; clearTimeout(net); settle(r); } };
-  const net = setTimeout(() => finish({ ok: false, exit: null }), readyTimeoutMs + READY_NET_MS);
-  net.unref();
+  // Re-armed at each worker ready: a start-up's deadline moves by the time it queued for a CPU,
+  // and workers starting on few cores become ready one after another, not all within one timeout.
+  const arm = () => setTimeout(() => finish({ ok: false, exit: null }), readyTimeoutMs + READY_NET_MS).unref();
+  let net = arm();
   let stopping = null;
   const stopped = new Promise((resolve) => { stopping = resolve; });
 
@@ -41,6 +43,7 @@ export function newCollector({ workers, readyTimeoutMs, now = Date.now }) {
     if (fields.event === EVENTS.WORKER_READY) {
       readySlots.add(fields.slot);
       if (readySlots.size >= workers) finish({ ok: true });
+      else if (!readyDone) { clearTimeout(net); net = arm(); }
     }
     if (fields.event === EVENTS.WORKER_EXIT) finish({ ok: false, exit: fields });
   };
