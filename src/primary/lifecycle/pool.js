@@ -77,7 +77,7 @@ export class Pool extends WorkerRecords {
       startedAt: now, readyAt: null, lastReplyAt: now, helloAt: null, facts: null,
       window: new SampleWindow({ maxAgeMs: this.windowMs, maxSamples: Math.ceil(this.windowMs / this.config.pollInterval) + 8 }),
       jitterDraw: Math.random(), retiring: null, drainStartedAt: null, forced: false, notReady: false,
-      tree: [], procStart: startTime(worker.process.pid), stderrTail: '', probe: { polls: 0, pssBase: null },
+      tree: [], procStart: startTime(worker.process.pid), stderrTail: '', probe: { polls: 0, pssBase: null }, quietSkips: 0,
       pending: new Map(),
       // What it runs, by real paths (what a `current` symlink pointed at when it was forked), and
       // whether that is the pinned code rather than the configured script.

@@ -15,6 +15,7 @@ import { transition } from '../../core/worker-state.js';
  * @property {number} slot @property {number} pid @property {string} state
  * @property {import('node:cluster').Worker} worker
  * @property {number} startedAt @property {number|null} readyAt @property {number} lastReplyAt
+ * @property {number} quietSkips  polls skipped in a row while quiet (core/policy/quiet-poll.js)
  * @property {number|null} helloAt @property {object|null} facts  what the agent said of itself at hello: pid, node, and
  *   the Sample's constants (heapLimit, gcFlags: src/sample/fields.js), which the poller puts in each of its samples
  * @property {SampleWindow} window @property {number} jitterDraw
@@ -83,6 +84,18 @@ export class WorkerRecords extends EventEmitter {
   /** The agent answered at `at`: the worker is alive. */
   noteReply(rec, at) {
     rec.lastReplyAt = at;
+  }
+
+  /**
+   * The tick's choice for a quiet worker (core/policy/quiet-poll.js): `skipped` polls skipped in a
+   * row so far. Asked again after skips, its silence counts from one interval before this ask, as
+   * if it had been asked and had answered every poll between (it had answered the ask before
+   * them): the unresponsive check counts the asks a worker did not answer, not the polls it was
+   * not asked.
+   */
+  noteQuiet(rec, skipped, at, pollInterval) {
+    if (skipped === 0 && rec.quietSkips > 0) rec.lastReplyAt = Math.max(rec.lastReplyAt, at - pollInterval);
+    rec.quietSkips = skipped;
   }
 
   /** rec became ready at `at` (SPAWNING -> READY); its startup time is kept for the forecasts. */

@@ -5,13 +5,15 @@
 //   report   the notices go out on the event stream, where the log and metrics listen
 // The tick owns nothing: the policy state goes in (with what the act step learned since the last
 // tick folded in) and comes back out.
-// A tick polls one group of slots (slot % of === index); tick-loop.js says which, and when.
+// A tick polls one group of slots (slot % of === index); tick-loop.js says which, and when. In a
+// large fleet a quiet worker of the group is asked every few polls (core/policy/quiet-poll.js).
 import { STATES } from '../../constants.js';
 import { decide } from '../../core/policy/decide.js';
 import { planRecycles, memoryRoom } from '../../core/policy/recycle-plan.js';
 import { MEMORY_REASONS } from '../../constants.js';
 import { absorb } from '../../core/policy/outcomes.js';
 import { pollOnce } from './poller.js';
+import { isQuiet, pollDue } from '../../core/policy/quiet-poll.js';
 
 /**
  * @param {object} o
@@ -33,7 +35,8 @@ import { pollOnce } from './poller.js';
  */
 export async function runTick(o) {
   const { pool, config, now, group = { index: 0, of: 1 } } = o;
-  const handles = pool.records().filter((rec) => rec.state !== STATES.EXITED && rec.slot % group.of === group.index);
+  const inGroup = pool.records().filter((rec) => rec.state !== STATES.EXITED && rec.slot % group.of === group.index);
+  const handles = inGroup.filter((rec) => asked(pool, rec, o.policy, now(), config.pollInterval));
   if (!handles.length) return { policy: o.policy, pollMs: null, nextPollMs: null };
   const t0 = performance.now();
   await pollOnce(pool, handles, { timeoutMs: Math.max(200, Math.min(config.pollInterval, 5000)), now });
@@ -46,7 +49,7 @@ export async function runTick(o) {
     config, totalLimit: o.totalLimit, cgroupLimit: o.cgroupLimit,
     // The slowest of the last few: a forecast that allows too little time overshoots the limit.
     startupMs: pool.startupMs(),
-    only: group.of > 1 ? new Set(handles.map((rec) => rec.id)) : null,
+    only: group.of > 1 || handles.length < inGroup.length ? new Set(handles.map((rec) => rec.id)) : null,
   });
 
   // The headroom is read (a file) only when a memory verdict may have to wait for the room.
@@ -60,6 +63,16 @@ export async function runTick(o) {
   }
   for (const n of notices) o.report(n.level, n.fields, n.msg);
   return { policy: state, pollMs, nextPollMs, judgements };
+}
+
+// Whether this tick asks rec for a sample: always, but for a serving worker that has been quiet
+// in a large fleet, which is asked every few polls (core/policy/quiet-poll.js).
+function asked(pool, rec, policy, at, pollInterval) {
+  const serving = rec.state === STATES.READY && pool.currentOf(rec.slot) === rec;
+  const quiet = serving && isQuiet(rec.window, policy.workers[rec.id]);
+  const { ask, skipped } = pollDue({ quiet, skipped: rec.quietSkips, slots: pool.slots.length });
+  pool.noteQuiet(rec, skipped, at, pollInterval);
+  return ask;
 }
 
 /** The current, ready worker of each slot, as the decision sees it: a view of its record. */
