@@ -30,7 +30,7 @@ class ScriptedPool extends WorkerRecords {
     this.asked.push(h.slot);
     this.noteReply(h, this.now());
     const heap = this.heap(h.slot, this.now());
-    return { heapUsed: heap, heapTotal: 300 * MiB, external: MiB, heapFloor: heap };
+    return { heapUsed: heap, heapTotal: 300 * MiB, external: MiB, heapFloor: heap, ...this.more?.(h.slot, this.now()) };
   }
 
   requestEach(hs, kind, fieldsOf) {
@@ -38,16 +38,18 @@ class ScriptedPool extends WorkerRecords {
   }
 }
 
-function fakeWorld({ workers = 2, heap = () => 50 * MiB, config = CONFIG, readyAgoMs = 119_000 } = {}) {
+// `more`: what else each reply says (slot, now) => fields; `pid`: the workers' pid, this process's by default.
+function fakeWorld({ workers = 2, heap = () => 50 * MiB, config = CONFIG, readyAgoMs = 119_000, more = null, pid = process.pid } = {}) {
   let clock = 1_000_000;
   const now = () => clock;
   const pool = new ScriptedPool(heap, now);
+  pool.more = more;
   pool.resize(workers);
   const handles = Array.from({ length: workers }, (_, slot) => {
     const h = {
-      id: pool.nextId(), slot, pid: process.pid, state: STATES.SPAWNING, startedAt: clock - 120_000, readyAt: null, lastReplyAt: clock,
+      id: pool.nextId(), slot, pid, state: STATES.SPAWNING, startedAt: clock - 120_000, readyAt: null, lastReplyAt: clock,
       jitterDraw: 0, tree: [], window: new SampleWindow({ maxAgeMs: 600_000 }), probe: { polls: 0, pssBase: null },
-      retiring: null, drainStartedAt: null, forced: false, notReady: false,
+      retiring: null, drainStartedAt: null, forced: false, notReady: false, quietSkips: 0,
     };
     pool.add(h, { serve: true });
     pool.markReady(h, clock - readyAgoMs);
@@ -163,4 +165,41 @@ test('past 16 workers a tick polls one group of slots; the groups take turns and
   await w.tick({ index: 2, of: 3 });
   await w.tick({ index: 0, of: 3 });
   t.deepEqual([...asked].sort((a, b) => a - b), w.handles.map((h) => h.slot), 'one round of groups polls every slot once');
+});
+
+test('past 16 workers a quiet worker is asked every 4th poll, a busy one every poll; asked again, its silence counts from one interval back', async (t) => {
+  const { QUIET_EVERY } = await import('../../../src/core/policy/quiet-poll.js');
+  let served = 0;
+  // No such pid: the memory in each sample is the reply's. Slot 0 serves requests, the rest are idle.
+  const w = fakeWorld({
+    workers: 20, pid: 2 ** 22 + 1, heap: () => 50 * MiB,
+    more: (slot) => ({ rss: 90 * MiB, elu: 0.001, handles: 3, requests: slot === 0 ? ++served : 7 }),
+  });
+  const rounds = 4 * QUIET_EVERY;
+  for (let i = 0; i < rounds; i++) {
+    await w.tick();
+    w.advance(1000);
+  }
+  const asks = (slot) => w.pool.asked.filter((s) => s === slot).length;
+  t.is(asks(0), rounds, 'the worker serving requests is asked every poll');
+  // Two asks make a worker quiet; from then on one poll in QUIET_EVERY.
+  for (let slot = 1; slot < 20; slot++) t.is(asks(slot), 2 + Math.floor((rounds - 2) / QUIET_EVERY), `slot ${slot}`);
+
+  const quiet = w.handles[5];
+  const before = quiet.lastReplyAt;
+  quiet.quietSkips = 0;
+  w.pool.noteQuiet(quiet, 0, before + 4000, 1000);
+  t.is(quiet.lastReplyAt, before, 'asked without a skip before: its last reply stands');
+  quiet.quietSkips = 3;
+  w.pool.noteQuiet(quiet, 0, before + 4000, 1000);
+  t.is(quiet.lastReplyAt, before + 3000, 'asked after 3 skipped polls: as if it had answered the poll before this one');
+});
+
+test('up to 16 workers every worker is asked every poll, quiet or not', async (t) => {
+  const w = fakeWorld({ workers: 16, pid: 2 ** 22 + 1, more: () => ({ rss: 90 * MiB, elu: 0.001, handles: 3, requests: 7 }) });
+  for (let i = 0; i < 8; i++) {
+    await w.tick();
+    w.advance(1000);
+  }
+  t.is(w.pool.asked.length, 16 * 8);
 });
