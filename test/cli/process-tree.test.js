@@ -15,6 +15,10 @@ test('memory held by a child process recycles the worker for rss, and the child 
   t.true(recycle.memory.children > 100 * 1024 * 1024, 'the breakdown shows the children holding the memory');
   await run.waitFor((e) => e.event === 'worker.exit' && e.pid === first.worker, { what: 'the old worker exit' });
   t.deepEqual(await waitGone([first.child]), [], 'the child of the recycled worker is gone');
+  // A stop, not the teardown's SIGKILLs: a replacement's child whose pid the test has not read yet
+  // would outlive a worker killed from outside; nodesup's stop takes every worker's tree down.
+  run.child.kill('SIGTERM');
+  t.is((await run.exited).exitCode, 0);
 });
 
 for (const how of ['SIGTERM', 'SIGINT', 'stop']) {

@@ -1,15 +1,15 @@
 // More workers than cores, each needing the CPU to start: forked at once, each spends most of its
 // start-up queued for a core. readyTimeout bounds the app's own time, so none is killed as not
-// ready and the supervisor starts rather than giving up in a crash loop. Here 8 workers each need
-// 1 s of CPU against a 2 s readyTimeout: on 2 cores they are all ready after ~4 s of wall time.
+// ready and the supervisor starts rather than giving up in a crash loop. Here 12 workers each need
+// 1 s of CPU against a 4 s readyTimeout: on 2 cores they are all ready after ~6 s of wall time.
 import test from 'ava';
 import { freePort, get, waitGone } from '../helpers/cli.js';
 import { faultApp, writeConfig, allPids, exited, signal, start } from './_helpers.js';
 
 test('workers starved of CPU at start-up are not killed as not ready', async (t) => {
   const port = await freePort();
-  const workers = 8;
-  const cfg = writeConfig(t, { workers, metrics: false, recycle: { readyTimeout: '2s' } });
+  const workers = 12;
+  const cfg = writeConfig(t, { workers, metrics: false, recycle: { readyTimeout: '4s' } });
   const run = start(t, [faultApp('cpu-heavy-start.js'), '-c', cfg], { env: { PORT: String(port), BURN_MS: '1000' } });
   const ready = new Set();
   await run.waitFor((e) => {
