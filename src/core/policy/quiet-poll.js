@@ -38,11 +38,12 @@ export function isQuiet(window, policy) {
 const still = (x, y) => x !== null && x !== undefined && y !== null && y !== undefined && Math.abs(y - x) < STILL_BYTES;
 
 /**
- * Whether a worker is asked on this poll, and its count of polls skipped after it.
- * @param {{quiet:boolean, skipped:number, slots:number}} o  skipped: polls skipped in a row so far
+ * Whether a worker is asked on this poll, and its count of polls skipped after it. `quiet` is
+ * called only when the answer turns on it: most polls of most fleets are decided by the count.
+ * @param {{quiet:() => boolean, skipped:number, slots:number}} o  skipped: polls skipped in a row so far
  * @returns {{ask:boolean, skipped:number}}
  */
 export function pollDue({ quiet, skipped, slots }) {
-  if (slots <= QUIET_FLEET || !quiet || skipped >= QUIET_EVERY - 1) return { ask: true, skipped: 0 };
+  if (slots <= QUIET_FLEET || skipped >= QUIET_EVERY - 1 || !quiet()) return { ask: true, skipped: 0 };
   return { ask: false, skipped: skipped + 1 };
 }

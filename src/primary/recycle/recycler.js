@@ -196,7 +196,14 @@ export class Recycler extends EventEmitter {
   async #gcHelped(rec, v) {
     const before = rec.window.last();
     const r = await this.pool.request(rec, KIND.GC, {}, GC_TIMEOUT_MS);
-    if (!r) return false;
+    if (!r) {
+      // A worker still serving that did not answer is recycled without the GC's verdict: say so,
+      // or the recycle that follows reads as if no GC had been tried.
+      if (rec.state === STATES.READY && !this.stopping) {
+        this.report('warn', { event: EVENTS.WORKER_GC, slot: rec.slot, pid: rec.pid, reason: v.reason, answered: false, timeoutMs: GC_TIMEOUT_MS, stillOver: true });
+      }
+      return false;
+    }
     let sample = this.sampler.sample(rec, r.after, { full: true });
     let over = this.#stillOver(rec, v);
     // V8 hands freed pages back to the OS on a background thread: RSS falls for a while after the

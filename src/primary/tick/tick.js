@@ -69,7 +69,7 @@ export async function runTick(o) {
 // in a large fleet, which is asked every few polls (core/policy/quiet-poll.js).
 function asked(pool, rec, policy, at, pollInterval) {
   const serving = rec.state === STATES.READY && pool.currentOf(rec.slot) === rec;
-  const quiet = serving && isQuiet(rec.window, policy.workers[rec.id]);
+  const quiet = () => serving && isQuiet(rec.window, policy.workers[rec.id]);
   const { ask, skipped } = pollDue({ quiet, skipped: rec.quietSkips, slots: pool.slots.length });
   pool.noteQuiet(rec, skipped, at, pollInterval);
   return ask;

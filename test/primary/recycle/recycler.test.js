@@ -81,8 +81,9 @@ function world({ config = CONFIG, rss = () => 250 * MiB } = {}) {
     treeRss: (h) => rss(h),
   };
   const events = [];
+  const levels = [];
   const inbox = new Inbox();
-  const recycler = new Recycler({ pool, sampler, inbox, now: clock.now, timers: clock, report: (level, fields) => { events.push(fields); pool.log.push(fields.event); } })
+  const recycler = new Recycler({ pool, sampler, inbox, now: clock.now, timers: clock, report: (level, fields) => { events.push(fields); levels.push(level); pool.log.push(fields.event); } })
     .configure({ config, totalLimit: null });
   const workers = Array.from({ length: config.workers }, (_, slot) => {
     const h = pool.spawn(slot);
@@ -91,7 +92,7 @@ function world({ config = CONFIG, rss = () => 250 * MiB } = {}) {
     return h;
   });
   pool.log.length = 0;
-  return { clock, pool, recycler, events, inbox, workers };
+  return { clock, pool, recycler, events, levels, inbox, workers };
 }
 
 const over = { reason: REASONS.RSS, value: 250 * MiB, limit: 200 * MiB };
@@ -143,6 +144,23 @@ test('a GC that does not help: after RSS stops falling, the recycle goes on to t
   old.exit();
   t.is(await done, OUT.RECYCLED);
   t.deepEqual(w.pool.log.slice(0, 3), [`gc ${old.id}`, EVENTS.WORKER_GC, `sites ${old.id}`]);
+});
+
+test('a GC that gets no answer is said (answered: false, at warn) and the recycle goes on', async (t) => {
+  const w = world();
+  w.pool.gc = () => null; // the agent never answered within the GC's timeout
+  const [old] = w.workers;
+  const done = w.recycler.recycle(0, { ...over, gcFirst: true });
+  await w.clock.settle();
+  const next = w.pool.records().find((h) => h.slot === 0 && h !== old);
+  t.truthy(next, 'a replacement was forked');
+  t.like(w.events.find((e) => e.event === EVENTS.WORKER_GC), { slot: 0, pid: old.pid, reason: REASONS.RSS, answered: false, stillOver: true });
+  t.is(w.levels[0], 'warn');
+  next.becomeReady();
+  await w.clock.settle();
+  old.exit();
+  t.is(await done, OUT.RECYCLED);
+  t.deepEqual(w.pool.log.slice(0, 2), [`gc ${old.id}`, EVENTS.WORKER_GC]);
 });
 
 test('a replacement not ready in time: recycle.failed, it is retired, the old worker keeps serving, the slot is held', async (t) => {
