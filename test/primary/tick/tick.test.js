@@ -28,6 +28,7 @@ class ScriptedPool extends WorkerRecords {
 
   async request(h) {
     this.asked.push(h.slot);
+    if (this.hung?.has(h.slot)) return null; // its loop is blocked: the ask times out
     this.noteReply(h, this.now());
     const heap = this.heap(h.slot, this.now());
     return { heapUsed: heap, heapTotal: 300 * MiB, external: MiB, heapFloor: heap, ...this.more?.(h.slot, this.now()) };
@@ -193,6 +194,29 @@ test('past 16 workers a quiet worker is asked every 4th poll, a busy one every p
   quiet.quietSkips = 3;
   w.pool.noteQuiet(quiet, 0, before + 4000, 1000);
   t.is(quiet.lastReplyAt, before + 3000, 'asked after 3 skipped polls: as if it had answered the poll before this one');
+});
+
+test('past 16 workers a quiet worker that hangs is asked every poll after its first unanswered ask, and found unresponsive', async (t) => {
+  const w = fakeWorld({ workers: 20, pid: 2 ** 22 + 1, more: () => ({ rss: 90 * MiB, elu: 0.001, handles: 3, requests: 7 }) });
+  for (let i = 0; i < 8; i++) {
+    await w.tick();
+    w.advance(1000);
+  }
+  w.pool.hung = new Set([5]);
+  const hungAt = w.handles[5].lastReplyAt;
+  const timeout = CONFIG.unresponsive.timeout;
+  let found = null;
+  for (let i = 0; i < timeout / 1000 + 8 && !found; i++) {
+    await w.tick();
+    found = w.started.find((v) => v.slot === 5 && v.reason === REASONS.UNRESPONSIVE) ?? null;
+    w.advance(1000);
+  }
+  t.truthy(found, 'a hung quiet worker is found unresponsive');
+  // An unanswered ask leaves a sample with no loop reading, which is not quiet: it is asked every
+  // poll from then on, and its silence counts from at most the polls skipped before that ask.
+  const { QUIET_EVERY } = await import('../../../src/core/policy/quiet-poll.js');
+  t.true(found.value <= timeout + QUIET_EVERY * 1000, `silent ${found.value} ms when found`);
+  t.true(w.handles[5].lastReplyAt >= hungAt);
 });
 
 test('up to 16 workers every worker is asked every poll, quiet or not', async (t) => {
