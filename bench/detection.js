@@ -230,11 +230,12 @@ async function runApp(name) {
   child.stderr.on('data', (c) => { stderr = (stderr + c).slice(-2000); });
   const exited = new Promise((r) => child.on('exit', (code, signal) => r({ code, signal })));
   // Ctrl-C or a SIGTERM to the bench stops each supervisor as a user would, workers and all.
-  const forget = atExit(async () => {
+  const stop = async () => {
     child.kill('SIGTERM');
     await exited;
     fs.rmSync(dir, { recursive: true, force: true });
-  });
+  };
+  const forget = atExit(stop);
   const series = opt.series ? recordSeries(dir, name) : null;
   const timer = new Promise((r) => setTimeout(r, durationS * 1000));
   const early = await Promise.race([timer.then(() => null), exited]);
@@ -244,12 +245,8 @@ async function runApp(name) {
     fs.mkdirSync(opt.series, { recursive: true });
     fs.writeFileSync(path.join(opt.series, `${name}.json`), `[\n${series.samples.map((x) => JSON.stringify(x)).join(',\n')}\n]\n`);
   }
-  if (!early) {
-    child.kill('SIGTERM');
-    await exited;
-  }
   forget();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await stop(); // a supervisor that already exited is only waited for
   return { name, events, load: load?.counts ?? { ok: 0, failed: 0 }, early, stderr };
 }
 
