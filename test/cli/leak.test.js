@@ -111,6 +111,37 @@ server.listen(Number(process.env.PORT), '127.0.0.1', () => {
   t.is(run.count(recycled), 0);
 });
 
+test('GC before recycle that gets no answer: said at warn (answered: false), and the worker is recycled all the same', async (t) => {
+  // 200 MiB kept, then the main thread blocked for good (Atomics.wait sleeps without a CPU): the
+  // agent cannot answer the GC, nor anything else.
+  const { file } = writeApp(t, `import http from 'node:http';
+const server = http.createServer((req, res) => res.end('ok\\n'));
+server.listen(Number(process.env.PORT), '127.0.0.1', () => {
+  setTimeout(() => {
+    globalThis.kept = Array.from({ length: 200 }, () => new Array(128 * 1024).fill(1));
+    console.log(JSON.stringify({ fixture: 'blocking', worker: process.pid }));
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+  }, 8000);
+});
+`);
+  // As above: polls 2 s apart and no prediction, so the verdict is a plain one with its GC first;
+  // no unresponsive check, so the memory verdict is the one that acts.
+  const cfg = writeConfig(t, { leak: false, pollInterval: '2s', unresponsive: false, recycle: { predictive: false, killTimeout: '3s' } });
+  const run = startCli(t, [file, '-c', cfg, '--max-rss', '150mb'], await env());
+  const ready = await run.waitFor((e) => e.event === 'worker.ready');
+  await run.waitFor((e) => e.fixture === 'blocking', { what: 'the worker blocking' });
+  const gc = await run.waitFor((e) => e.event === 'worker.gc', { what: 'the GC that gets no answer' });
+  t.like(gc, { level: 40, slot: 0, pid: ready.pid, reason: 'rss', answered: false, stillOver: true });
+  t.true(gc.timeoutMs > 0);
+  const recycle = await run.waitFor((e) => e.event === 'worker.recycle', { what: 'the recycle' });
+  t.like(recycle, { slot: 0, pid: ready.pid, reason: 'rss' });
+  const next = await run.waitFor((e) => e.event === 'worker.ready' && e.pid !== ready.pid, { what: 'the replacement ready' });
+  t.is(next.slot, 0);
+  await run.waitFor((e) => e.event === 'worker.exit' && e.pid === ready.pid, { what: 'the blocked worker gone' });
+  run.child.kill('SIGTERM');
+  t.is((await run.exited).exitCode, 0);
+});
+
 test('inspect on a live worker: readable text, --json and a heap snapshot', async (t) => {
   const cfg = writeConfig(t, { leak: FAST_LEAK });
   const run = startCli(t, [corpus('steady'), '-c', cfg, '--max-rss', '100mb'], await env());
