@@ -37,13 +37,18 @@ export function isQuiet(window, policy) {
 
 const still = (x, y) => x !== null && x !== undefined && y !== null && y !== undefined && Math.abs(y - x) < STILL_BYTES;
 
+const ASK = Object.freeze({ ask: true, skipped: 0 });
+
 /**
- * Whether a worker is asked on this poll, and its count of polls skipped after it. `quiet` is
- * called only when the answer turns on it: most polls of most fleets are decided by the count.
- * @param {{quiet:() => boolean, skipped:number, slots:number}} o  skipped: polls skipped in a row so far
- * @returns {{ask:boolean, skipped:number}}
+ * Whether a worker is asked on this poll, and its count of polls skipped after it; null when that
+ * turns on whether it is quiet and `quiet` was not given. Most polls of most fleets are decided by
+ * the count and the fleet's size, so the caller reads quietness only when asked for it (null), and
+ * nothing is built per worker per tick for the rest.
+ * @param {{quiet?:boolean, skipped:number, slots:number}} o  skipped: polls skipped in a row so far
+ * @returns {{ask:boolean, skipped:number}|null}
  */
 export function pollDue({ quiet, skipped, slots }) {
-  if (slots <= QUIET_FLEET || skipped >= QUIET_EVERY - 1 || !quiet()) return { ask: true, skipped: 0 };
-  return { ask: false, skipped: skipped + 1 };
+  if (slots <= QUIET_FLEET || skipped >= QUIET_EVERY - 1) return ASK;
+  if (quiet === undefined) return null;
+  return quiet ? { ask: false, skipped: skipped + 1 } : ASK;
 }

@@ -68,12 +68,13 @@ export async function runTick(o) {
 // Whether this tick asks rec for a sample: always, but for a serving worker that has been quiet
 // in a large fleet, which is asked every few polls (core/policy/quiet-poll.js).
 function asked(pool, rec, policy, at, pollInterval) {
-  const serving = rec.state === STATES.READY && pool.currentOf(rec.slot) === rec;
-  const quiet = () => serving && isQuiet(rec.window, policy.workers[rec.id]);
-  const { ask, skipped } = pollDue({ quiet, skipped: rec.quietSkips, slots: pool.slots.length });
+  const o = { skipped: rec.quietSkips, slots: pool.slots.length };
+  const { ask, skipped } = pollDue(o) ?? pollDue({ ...o, quiet: serving(pool, rec) && isQuiet(rec.window, policy.workers[rec.id]) });
   pool.noteQuiet(rec, skipped, at, pollInterval);
   return ask;
 }
+
+const serving = (pool, rec) => rec.state === STATES.READY && pool.currentOf(rec.slot) === rec;
 
 /** The current, ready worker of each slot, as the decision sees it: a view of its record. */
 export function servingWorkers(pool) {

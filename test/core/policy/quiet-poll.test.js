@@ -43,15 +43,16 @@ test('a quiet worker in a large fleet skips QUIET_EVERY - 1 polls, then is asked
   let skipped = 0;
   const asks = [];
   for (let i = 0; i < 2 * QUIET_EVERY; i++) {
-    const due = pollDue({ quiet: () => true, skipped, slots: 128 });
+    const due = pollDue({ quiet: true, skipped, slots: 128 });
     asks.push(due.ask);
     skipped = due.skipped;
   }
   t.deepEqual(asks, [false, false, false, true, false, false, false, true]);
-  t.deepEqual(pollDue({ quiet: () => false, skipped: 2, slots: 128 }), { ask: true, skipped: 0 }, 'no longer quiet: asked at once');
-  t.deepEqual(pollDue({ quiet: () => true, skipped: 0, slots: QUIET_FLEET }), { ask: true, skipped: 0 });
-  // Quiet is not worked out where the count or the fleet's size already decides.
-  const unread = () => { throw new Error('quiet was read'); };
-  t.deepEqual(pollDue({ quiet: unread, skipped: QUIET_EVERY - 1, slots: 128 }), { ask: true, skipped: 0 });
-  t.deepEqual(pollDue({ quiet: unread, skipped: 0, slots: QUIET_FLEET }), { ask: true, skipped: 0 });
+  t.deepEqual(pollDue({ quiet: false, skipped: 2, slots: 128 }), { ask: true, skipped: 0 }, 'no longer quiet: asked at once');
+  t.deepEqual(pollDue({ quiet: true, skipped: 0, slots: QUIET_FLEET }), { ask: true, skipped: 0 });
+  // Quietness is asked for (null) only where the count and the fleet's size do not decide.
+  t.is(pollDue({ skipped: 0, slots: 128 }), null);
+  t.is(pollDue({ skipped: QUIET_EVERY - 2, slots: 128 }), null);
+  t.deepEqual(pollDue({ skipped: QUIET_EVERY - 1, slots: 128 }), { ask: true, skipped: 0 });
+  t.deepEqual(pollDue({ skipped: 0, slots: QUIET_FLEET }), { ask: true, skipped: 0 });
 });
