@@ -24,7 +24,7 @@ export const CONFIRM = Object.freeze({
   suspectMs: 30_000, // the floor's trend is read over this much history
   suspectMinMs: 15_000, // and needs at least this much of it, from readiness on
   suspect: 0.5, // × leak.minGrowth: the floor's trend that raises a suspicion
-  suspectT: 2, // … and the t statistic its slope must reach over its bucket minima (clearOfNoise)
+  suspectT: 2, // … and the t statistic polled external memory's slope must reach (clearOfNoise)
   gcLookbackMs: 120_000, // the floors read just after a GC, over this much history (survivedGcs)
   busyGcShare: 0.5, // polls over suspectMs that saw a GC: a worker this busy is judged by its major GCs
   points: 4, // points a verdict needs (three intervals: one step cannot pass for a ramp)
@@ -171,16 +171,19 @@ function suspected(w, now, minGrowth, pollInterval, field = null) {
   // The GC check first: a worker with no GC for suspectMs (most idle ones, most polls) needs no fit.
   if (AFTER_GC.has(f) && !survivedGcs(w.window, f, Math.max(now - C.gcLookbackMs, w.readyAt ?? w.startedAt), now, minGrowth)) return false;
   const g = growth(w.window, f, { now, windowMs: now - since, bucketMs: Math.max(2 * pollInterval, 5000) });
-  return !(g === null || g.spanMs < C.suspectMinMs || g.perSec < C.suspect * minGrowth || !clearOfNoise(g));
+  return !(g === null || g.spanMs < C.suspectMinMs || g.perSec < C.suspect * minGrowth || (f === 'external' && !clearOfNoise(g)));
 }
 
 /**
- * Whether a floor's fitted rise stands clear of its scatter: the slope at least suspectT standard
- * errors above zero, t² = r²·(n − 2) / (1 − r²) over the n bucket minima (with 6 buckets, r² ≥ 0.5).
- * A busy express app's external memory wanders 2–3 MiB with its socket buffers, and a 30 s fit of
- * that crossed the suspicion rate on noise: most of its suspicions came from fits with r² under
- * 0.5, each paid with forced full GCs and a sampler in the worker and ended flat. A leak's floor
- * climbs bucket after bucket (r² near 1).
+ * Whether polled external memory's fitted rise stands clear of its scatter: the slope at least
+ * suspectT standard errors above zero, t² = r²·(n − 2) / (1 − r²) over the n bucket minima (with 6
+ * buckets, r² ≥ 0.5). A busy express app's external memory wanders by up to a megabyte with its
+ * socket buffers, and a 30 s fit of that crossed the suspicion rate on noise: most of its
+ * suspicions came from fits with r² under 0.5, each paid with forced full GCs and the Buffer
+ * sampler, each ending flat. A Buffer or zlib leak climbs bucket after bucket (named as soon with
+ * the gate on Node 22 and 24). Not the heap floor: a busy worker's floor saws between major GCs
+ * with a leak in it too, and the gate held heap-leak-busy's verdict 115 s on Node 24; busy
+ * workers' heap suspicions have their own check (busyRef).
  * @param {{r2:number, n:number}} g
  */
 export function clearOfNoise({ r2, n }) {
