@@ -93,14 +93,14 @@ test('survivedGcs measures from the earliest of equal lows: the rise over the lo
  * scavenge the floor holds the old garbage gathered since the last major GC (`garbage` B/s);
  * after a major GC only what the app retains, which rises at `leak` B/s.
  */
-function busyWindow({ seconds, majorEvery, garbage, leak, gcEvery = 1 }) {
+function busyWindow({ seconds, majorEvery, garbage, leak, gcEvery = 1, external = () => undefined }) {
   const window = new SampleWindow({ maxAgeMs: Infinity });
   let majors = 0;
   for (let i = 0; i <= seconds; i++) {
     const major = i > 0 && i % majorEvery === 0;
     if (major) majors++;
     const sinceMajor = i % majorEvery;
-    window.push({ t: i * 1000, gcCount: Math.floor(i / gcEvery), majorGcCount: majors, heapFloor: 10 * MiB + leak * i + garbage * sinceMajor });
+    window.push({ t: i * 1000, gcCount: Math.floor(i / gcEvery), majorGcCount: majors, heapFloor: 10 * MiB + leak * i + garbage * sinceMajor, external: external(i) });
   }
   return window;
 }
@@ -155,6 +155,23 @@ test('a busy worker leaking since its last major GC goes on to the sites\' profi
   t.is(next.action, null, 'the next point waits its spacing');
   t.is(next.state.since, 140_000, 'the suspicion goes on');
   t.true(samplesSites([p1], next.state), 'the second point samples the sites');
+});
+
+// External memory over the last 30 s before 140 s, in 5 s steps (MiB above 2 MiB, oldest first).
+const externalSteps = (mib) => (i) => 2 * MiB + Math.round(mib[5 - Math.min(5, Math.floor((140 - i) / 5))] * MiB);
+
+test('external memory rising on noise starts no external suspicion, and a heap one beside it has no reference to end it early', (t) => {
+  const o = { seconds: 140, majorEvery: 100, garbage: 200 * 1024, leak: 0 };
+  // Up and down by 0.6-0.7 MiB: fitted at 1.1x minGrowth with r² 0.21.
+  const noisy = confirmStep({ window: busyWindow({ ...o, external: externalSteps([0, 0.6, 0, 0.7, 0.1, 0.8]) }), readyAt: 0, startedAt: 0, points: [] }, newConfirmState(), 140_000, opts);
+  t.is(noisy.action, 'probe', 'the heap is suspected');
+  t.false(noisy.state.external, 'the Buffer sampler does not run');
+  t.is(noisy.state.ref, null, 'the first point does not end it against its last major GC');
+  t.true(samplesSites([], noisy.state));
+  // Climbing 0.1 MiB a step: the same rate, r² 1.
+  const steady = confirmStep({ window: busyWindow({ ...o, external: externalSteps([0, 0.1, 0.2, 0.3, 0.4, 0.5]) }), readyAt: 0, startedAt: 0, points: [] }, newConfirmState(), 140_000, opts);
+  t.true(steady.state.external);
+  t.is(steady.state.ref, null);
 });
 
 test('without a major GC to compare with, or quiet, a worker\'s suspicion samples the sites from its first point', (t) => {
