@@ -98,7 +98,7 @@ export function confirmStep(w, st, now, { minGrowth, pollInterval, spacingMs = C
   if (now < st.heldUntil || now < notBefore) return { state: st, action: null };
   const heap = suspected(w, now, minGrowth, pollInterval);
   const externalRise = risingFit(w, now, minGrowth, pollInterval, 'external');
-  const external = externalRise !== null && clearOfNoise(externalRise);
+  const external = clearRise(externalRise);
   if (!heap && !external) return { state: st, action: null };
   if (!withinBudget(w.points ?? [], now)) return { state: st, action: null };
   // A heap suspicion's first point may end it against a reference (busyRef, earlierPoint) only
@@ -284,10 +284,10 @@ function risenAfter(window, counter, field, since, now, minGrowth, { recentMs, s
 
 // Polled external memory only raises a suspicion: on Node 24+ short-lived Buffers may wait for a
 // major GC, so it saws upward without a leak. The judgement is on points after a full GC.
-const externalSuspected = (w, now, minGrowth, pollInterval) => {
-  const g = risingFit(w, now, minGrowth, pollInterval, 'external');
-  return g !== null && clearOfNoise(g);
-};
+const externalSuspected = (w, now, minGrowth, pollInterval) => clearRise(risingFit(w, now, minGrowth, pollInterval, 'external'));
+
+/** Whether external memory's rising fit (risingFit, or null) raises a suspicion: one clear of its noise. */
+const clearRise = (g) => g !== null && clearOfNoise(g);
 
 function withinBudget(points, now) {
   let spent = 0;
