@@ -90,7 +90,7 @@ export function confirmStep(w, st, now, { minGrowth, pollInterval, spacingMs = C
     }
     // External growth seen once a heap suspicion runs: the Buffer sampler joins in.
     if (!st.external && !st.confirmedAt && externalSuspected(w, now, minGrowth, pollInterval)) st = { ...st, external: true };
-    if (st.heap === false && !st.confirmedAt && suspected(w, now, minGrowth, pollInterval)) st = { ...st, heap: true };
+    if (st.heap === false && !st.confirmedAt && heapJoins(points, minGrowth)) st = { ...st, heap: true };
     if (last && now - last.at < Math.max(spacingMs, 2 * pollInterval)) return { state: st, action: null };
     if (!withinBudget(w.points ?? [], now)) return { state: st, action: null };
     return { state: st, action: 'probe' };
@@ -164,11 +164,22 @@ function earlierPoint(w, now) {
   return null;
 }
 
-// Whether a field rose between two points at the refute rate or faster; a point without it did not.
-function rises(a, b, field, minGrowth) {
+// Whether a field rose between two points at `share` × minGrowth or faster (the refute rate unless
+// given); a point without it did not.
+function rises(a, b, field, minGrowth, share = C.refute) {
   if (typeof a[field] !== 'number' || typeof b[field] !== 'number') return false;
-  return (b[field] - a[field]) / ((b.at - a.at) / 1000) >= C.refute * minGrowth;
+  return (b[field] - a[field]) / ((b.at - a.at) / 1000) >= share * minGrowth;
 }
+
+/**
+ * Whether the heap joins a running external suspicion (the sites' profiler starts): its last two
+ * points, each the heap after forced full GCs, rose at the suspicion rate. Not the polled floor:
+ * each point's forced GCs leave the lowest floor there is, and the floors after the worker's own
+ * major GCs that follow stand above it however flat the heap. An express app under load had its
+ * heap join every external suspicion so, a point or two in, and ran the profiler to the fourth point
+ * (a trace of its probes, docs/leaks.md).
+ */
+const heapJoins = (points, minGrowth) => points.length >= 2 && rises(points.at(-2), points.at(-1), 'heapAfter', minGrowth, C.suspect);
 
 /** Whether the heap floor's rise raises a suspicion. */
 const suspected = (w, now, minGrowth, pollInterval) => risingFit(w, now, minGrowth, pollInterval, heapField(w.window.samples)) !== null;

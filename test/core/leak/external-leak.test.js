@@ -84,3 +84,20 @@ test('confirmStep: in a heap-only episode external readings do not keep it alive
   const w = { window: windowOf(() => 0, 60), readyAt: T0, startedAt: T0, points: p };
   t.is(confirmStep(w, st, T0 + 40_000, { minGrowth: MIN_GROWTH, pollInterval: 1000 }).action, 'stop');
 });
+
+// A running external suspicion takes points after forced full GCs; each leaves the lowest heap floor
+// the worker polls, so the floors after its own GCs stand above it and read as a rise.
+test('confirmStep: the heap joins an external suspicion on its points, not on the polled floor', (t) => {
+  const st = { since: T0, heldUntil: 0, confirmedAt: null, external: true, heap: false };
+  const at = (i, heapAfter) => ({ at: T0 + i * 20_000, heapAfter, externalAfter: 2 * MiB + i * MiB, forced: true, pauseMs: 5 });
+  const w = new SampleWindow({ maxAgeMs: 120_000 });
+  // The polled floor climbs 2 MiB/min: the rise a suspicion starts on.
+  for (let i = 0; i <= 45; i++) w.push({ t: T0 + i * 1000, heapUsed: 6 * MiB, heapFloor: 5 * MiB + Math.round((i / 30) * MiB), external: 2 * MiB + Math.round((i / 20) * MiB) });
+  const step = (points) => confirmStep({ window: w, readyAt: T0 - 60_000, startedAt: T0 - 60_000, points }, st, T0 + 45_000, { minGrowth: MIN_GROWTH, pollInterval: 1000 });
+  const flat = step([at(0, 5 * MiB), at(1, 5 * MiB + 10_000)]);
+  t.is(flat.action, 'probe', 'external memory rises: the suspicion goes on');
+  t.false(flat.state.heap, 'the heap after the forced GCs is flat: no profiler');
+  // 0.6 MiB in 20 s: 1.8 MiB/min, over the suspicion rate (0.5 MiB/min at this minGrowth).
+  t.true(step([at(0, 5 * MiB), at(1, 5.6 * MiB)]).state.heap);
+  t.false(step([at(0, 5 * MiB)]).state.heap, 'one point is no rise');
+});
