@@ -176,8 +176,8 @@ function rises(a, b, field, minGrowth, share = C.refute) {
  * points, each the heap after forced full GCs, rose at the suspicion rate. Not the polled floor:
  * each point's forced GCs leave the lowest floor there is, and the floors after the worker's own
  * major GCs that follow stand above it however flat the heap. An express app under load had its
- * heap join every external suspicion so, a point or two in, and ran the profiler to the fourth point
- * (docs/leaks.md, "Buffers").
+ * heap join so each external suspicion that went past its first point, and ran the profiler to the
+ * fourth point (docs/leaks.md, "Buffers").
  */
 const heapJoins = (points, minGrowth) => points.length >= 2 && rises(points.at(-2), points.at(-1), 'heapAfter', minGrowth, C.suspect);
 
