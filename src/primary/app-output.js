@@ -220,8 +220,9 @@ function splitLines(stream, sink, prefix, onChunk) {
 // PassThrough) through 'data'. Shared, since a read's callback runs alone on the event loop and
 // take() is done with the bytes when it returns (written, or copied into the ring or the held
 // line): a buffer per pipe held 64 KiB for each worker's stdout and each stderr (16 MiB at 128
-// workers). The child's own Socket hands its handle over and is closed without touching it, so
-// child_process still sees its stdio close.
+// workers). The child's own Socket hands its handle over and is closed, without touching it, only
+// once the reader has read the pipe to its end: child_process's 'close' then still means every
+// line is read (a crash's last stderr lines, a grandchild's output), not only that the child exited.
 const READ_BUFFER = 64 * 1024;
 /** @type {Buffer|null} */
 let readBuffer = null;
@@ -235,7 +236,7 @@ function readInto(stream, take, end) {
       onread: { buffer: (readBuffer ??= Buffer.allocUnsafe(READ_BUFFER)), callback: (n, buf) => { take(buf.subarray(0, n)); } },
     });
     /** @type {any} */ (stream)._handle = null;
-    stream.destroy();
+    reader.on('close', () => stream.destroy());
     reader.on('end', end);
     reader.on('error', () => { /* the worker died; its exit is reported elsewhere */ });
     return;

@@ -75,6 +75,19 @@ test("a real worker pipe (read into one reused buffer): every line whole and in 
   t.deepEqual(tail, []);
 });
 
+test("the child's close waits for its pipes' end: a line written after the child exited, by a grandchild holding the pipe, is read before it", async (t) => {
+  const { target, writes } = collector();
+  const sink = openSink(target);
+  // The grandchild inherits the pipe and writes once the child is gone: its exit comes first.
+  const source = "require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => console.log(\\'late\\'), 300)'], { stdio: 'inherit' }).unref(); console.log('early')";
+  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
+  routeWorkerOutput({ stdout: sink, stderr: sink, prefix: false }, 0, child.stdout, child.stderr);
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  await new Promise((resolve) => child.on('close', resolve));
+  await exited;
+  t.deepEqual(writes.join('').split('\n'), ['early', 'late', '']);
+});
+
 test('two real worker pipes read at once through the one shared buffer: each worker\'s lines whole and in order', async (t) => {
   const { target, writes } = collector();
   const sink = openSink(target);
