@@ -11,9 +11,12 @@ let open = 0;
 const server = http.createServer((req, res) => res.end(`ok ${process.pid} open ${open}\n`));
 server.keepAliveTimeout = 0; // the server keeps them too: the leak is the client's
 server.listen(Number(process.env.PORT), '127.0.0.1', () => {
+  // Read once: once a drain has closed the server, address() is null, and reading it in the
+  // interval killed the draining worker with its connections (a failed request in the bench).
+  const { port } = server.address();
   setInterval(() => {
     if (open >= 2000) return;
-    const socket = net.connect(server.address().port, '127.0.0.1');
+    const socket = net.connect(port, '127.0.0.1');
     socket.on('error', () => {});
     const heartbeat = setInterval(() => {}, 30_000);
     open++;
