@@ -22,11 +22,6 @@ import { heapField } from './leak-detector.js';
 export const CONFIRM = Object.freeze({
   spacingMs: 20_000, // between two points of one worker: a leak of 1 MiB/min rises 0.33 MiB in it
   suspectMs: 30_000, // the floor's trend is read over this much history
-  // … and polled external memory's over this much: a busy express app's wanders by a megabyte
-  // with its socket buffers, and 30 s fits of that stood clear of their scatter after each hold
-  // (each suspicion two forced full GCs a point and the Buffer sampler, then ending flat). A
-  // leak's history is there once the warm-up hold ends, so one from boot is suspected as soon.
-  externalSuspectMs: 60_000,
   suspectMinMs: 15_000, // and needs at least this much of it, from readiness on
   suspect: 0.5, // × leak.minGrowth: the floor's trend that raises a suspicion
   suspectT: 2, // … and the t statistic polled external memory's slope must reach (clearOfNoise)
@@ -189,9 +184,9 @@ const heapJoins = (points, minGrowth) => points.length >= 2 && rises(points.at(-
 /** Whether the heap floor's rise raises a suspicion. */
 const suspected = (w, now, minGrowth, pollInterval) => risingFit(w, now, minGrowth, pollInterval, heapField(w.window.samples)) !== null;
 
-/** The fit of `field`'s rise over its suspicion history when it crosses the suspicion rate, else null. */
+/** The fit of `field`'s rise over the last suspectMs when it crosses the suspicion rate, else null. */
 function risingFit(w, now, minGrowth, pollInterval, f) {
-  const since = Math.max(now - (f === 'external' ? C.externalSuspectMs : C.suspectMs), (w.readyAt ?? w.startedAt) + 2 * pollInterval);
+  const since = Math.max(now - C.suspectMs, (w.readyAt ?? w.startedAt) + 2 * pollInterval);
   if (now - since < C.suspectMinMs) return null;
   // The GC check first: a worker with no GC for suspectMs (most idle ones, most polls) needs no fit.
   if (AFTER_GC.has(f) && !survivedGcs(w.window, f, Math.max(now - C.gcLookbackMs, w.readyAt ?? w.startedAt), now, minGrowth)) return null;
