@@ -34,3 +34,36 @@ test('a forced exit names the request and the upgraded socket that held the work
   run.child.kill('SIGTERM');
   t.is((await run.exited).exitCode, 0);
 });
+
+test('a connection that never sent a byte does not hold the drain: closed after the idle grace, the worker leaves unforced', async (t) => {
+  t.timeout(120_000);
+  const port = await freePort();
+  const cfg = writeConfig(t, { workers: 1, metrics: false, recycle: { killTimeout: '40s' } });
+  const run = startCli(t, [app('http.js'), '-c', cfg], { env: { PORT: String(port) } });
+  const ready = await run.waitFor((e) => e.event === 'worker.ready', { what: 'worker ready' });
+
+  // Opened and never written to (a preconnect, a leaked client socket, a TCP health probe).
+  const unused = await Promise.all([0, 1, 2].map(() => new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1', () => resolve(s));
+    s.on('error', reject);
+  })));
+  const closed = unused.map((s) => new Promise((resolve) => s.on('close', resolve)));
+  t.teardown(() => { for (const s of unused) s.destroy(); });
+  // Accepted after them, on the one worker, and answered: the primary has handed the three over.
+  const body = await new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => {
+      let b = '';
+      res.on('data', (c) => { b += c; });
+      res.on('end', () => resolve(b));
+    }).on('error', reject);
+  });
+  t.is(body, `ok ${ready.pid}\n`);
+
+  const r = await runCli(['recycle', '0'], { env: { NODESUP_RUN_DIR: run.runDir } });
+  t.is(r.exitCode, 0, r.stderr);
+  const exit = await run.waitFor((e) => e.event === 'worker.exit' && e.pid === ready.pid, { what: 'the old worker exit', timeout: 90_000 });
+  t.like(exit, { planned: true, forced: false, code: 0 });
+  await Promise.all(closed);
+  run.child.kill('SIGTERM');
+  t.is((await run.exited).exitCode, 0);
+});

@@ -70,7 +70,26 @@ function keepIdleSockets(server) {
   const closeIdle = server.closeIdleConnections;
   if (typeof closeIdle !== 'function') return;
   server.closeIdleConnections = () => {};
-  setTimeout(() => { delete server.closeIdleConnections; closeIdle.call(server); }, IDLE_GRACE_MS).unref();
+  setTimeout(() => {
+    delete server.closeIdleConnections;
+    closeIdle.call(server);
+    closeUnused(server);
+  }, IDLE_GRACE_MS).unref();
+}
+
+// Node's idle list leaves out a connection that has not sent a byte (its headers timeout runs from
+// the connect, 60 s by default): one a client opened and never used (a socket leak's, a
+// preconnect, a health check's TCP probe) held the server open, and so the drain, to killTimeout.
+// Past the same grace it carries no request to lose. Read through the server's own connection list
+// (http.server.connections, the one closeAllConnections reads); without it, nothing is closed.
+const CONNECTIONS = 'http.server.connections';
+function closeUnused(server) {
+  const key = Object.getOwnPropertySymbols(server).find((k) => k.description === CONNECTIONS);
+  const list = key ? server[key] : null;
+  if (typeof list?.all !== 'function') return;
+  for (const { socket } of list.all()) {
+    if (socket && socket.bytesRead === 0 && !socket._httpMessage) socket.destroy();
+  }
 }
 
 /**
