@@ -9,7 +9,7 @@ import { adviceText } from './advice-words.js';
 import { describeSite } from './site-words.js';
 import { describeHandles, describeCommands } from './resource-words.js';
 import { describeRetainers } from './retainer-words.js';
-import { failureWords, reloadSummary } from './control-words.js';
+import { failureWords, heldByWords, reloadSummary } from './control-words.js';
 
 // The one wording of a site: the log and the status pane name a leak's site alike.
 export { describeSite };
@@ -104,19 +104,8 @@ function limitsWords(limits) {
   return parts.length ? ` (${parts.join(', ')})` : ' (no limits set)';
 }
 
-// What kept a forced worker alive, when the agent could tell (primary/recycle/held-by.js asks it):
-// "held by 3 open requests (oldest GET /socket.io/ 9.8 s), 1 upgraded socket".
-function heldBy(held) {
-  if (!held) return '';
-  const parts = [];
-  const n = held.openRequests ?? held.requests?.length ?? 0;
-  if (n) {
-    const o = held.requests?.[0];
-    parts.push(`${n} open request${n === 1 ? '' : 's'}${o ? ` (oldest ${o.method} ${o.path} ${(o.ageMs / 1000).toFixed(1)} s)` : ''}`);
-  }
-  if (held.upgraded) parts.push(`${held.upgraded} upgraded socket${held.upgraded === 1 ? '' : 's'}`);
-  return parts.length ? `, held by ${parts.join(', ')}` : ', held by nothing the agent sees (timers, other handles)';
-}
+// What kept a forced worker alive, when the agent could tell (primary/recycle/held-by.js asks it).
+const heldBy = (held) => (held ? `, ${heldByWords(held)}` : '');
 
 /** The message of an event line, from its fields alone. */
 export function messageFor(fields) {
