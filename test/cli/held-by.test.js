@@ -4,6 +4,7 @@ import test from 'ava';
 import http from 'node:http';
 import net from 'node:net';
 import { startCli, runCli, app, freePort, writeConfig } from '../helpers/cli.js';
+import { readFdLinks, readSockets } from '../../src/proc/fds.js';
 
 test('a forced exit names the request and the upgraded socket that held the worker', async (t) => {
   t.timeout(90_000);
@@ -58,6 +59,44 @@ test('a connection that never sent a byte does not hold the drain: closed after 
     }).on('error', reject);
   });
   t.is(body, `ok ${ready.pid}\n`);
+
+  const r = await runCli(['recycle', '0'], { env: { NODESUP_RUN_DIR: run.runDir } });
+  t.is(r.exitCode, 0, r.stderr);
+  const exit = await run.waitFor((e) => e.event === 'worker.exit' && e.pid === ready.pid, { what: 'the old worker exit', timeout: 90_000 });
+  t.like(exit, { planned: true, forced: false, code: 0 });
+  await Promise.all(closed);
+  run.child.kill('SIGTERM');
+  t.is((await run.exited).exitCode, 0);
+});
+
+// The worker's accepted TCP connections whose client end is one of `ports`, read from /proc.
+async function acceptedFrom(pid, ports) {
+  const inodes = new Set((readFdLinks(pid) ?? []).filter((l) => l.startsWith('socket:[')).map((l) => l.slice(8, -1)));
+  const sockets = await readSockets(pid, inodes);
+  return [...sockets.values()].filter((s) => s.state === 'ESTABLISHED' && ports.some((p) => s.remote?.endsWith(`:${p}`))).length;
+}
+
+test('a worker that never served a request is not held by connections that never sent a byte', async (t) => {
+  t.timeout(120_000);
+  const port = await freePort();
+  const cfg = writeConfig(t, { workers: 1, metrics: false, recycle: { killTimeout: '40s' } });
+  const run = startCli(t, [app('http.js'), '-c', cfg], { env: { PORT: String(port) } });
+  const ready = await run.waitFor((e) => e.event === 'worker.ready', { what: 'worker ready' });
+
+  // A load balancer's preconnects reaching a worker before any request has.
+  const unused = await Promise.all([0, 1, 2].map(() => new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1', () => resolve(s));
+    s.on('error', reject);
+  })));
+  const closed = unused.map((s) => new Promise((resolve) => s.on('close', resolve)));
+  t.teardown(() => { for (const s of unused) s.destroy(); });
+  // The primary has handed all three to the worker: its fds hold them.
+  const ports = unused.map((s) => s.localPort);
+  let held = 0;
+  for (const deadline = Date.now() + 30_000; held < 3 && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+    held = await acceptedFrom(ready.pid, ports);
+  }
+  t.is(held, 3, 'the worker holds the three connections');
 
   const r = await runCli(['recycle', '0'], { env: { NODESUP_RUN_DIR: run.runDir } });
   t.is(r.exitCode, 0, r.stderr);

@@ -5,12 +5,14 @@
 // protocol, spread out (long-lived.js, engine-io.js). The planned disconnect that follows has
 // closed every server and connection: the app's shutdown hooks run and the worker leaves.
 import cluster from 'node:cluster';
+import dc from 'node:diagnostics_channel';
 import { hooks, runShutdownHooks } from '../hooks.js';
 import { longLived } from './long-lived.js';
 import { heldTable } from './held.js';
 import { writeDrainSnapshot } from './snapshot.js';
 
 const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get what they always got.
+const LISTEN = 'tracing:net.server.listen:asyncStart'; // every net.Server's listen(), Node 20 to 26
 
 /**
  * The worker's drain, ready before the app serves its first request.
@@ -22,6 +24,17 @@ const IDLE_GRACE_MS = 5000; // Node's default keepAliveTimeout: idle sockets get
 export function workerDrain({ onEngine, balanced = null, onStart = () => {} } = {}) {
   const servers = new Set();
   let lastServer = null;
+  // Servers are also learnt as they listen: one that has not served a request yet may already hold
+  // connections (a load balancer's preconnects), and the idle grace closes those too. Serving is
+  // still what counts for a server that never listens (an app handing it connections itself).
+  dc.subscribe(LISTEN, ({ server }) => {
+    if (!server || servers.has(server)) return;
+    servers.add(server);
+    server.once('close', () => {
+      servers.delete(server);
+      if (lastServer === server) lastServer = null;
+    });
+  });
   let draining = false;
   let snapshot = null;
   const held = heldTable(() => live.open());
