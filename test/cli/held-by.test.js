@@ -36,20 +36,33 @@ test('a forced exit names the request and the upgraded socket that held the work
   t.is((await run.exited).exitCode, 0);
 });
 
-test('a connection that never sent a byte does not hold the drain: closed after the idle grace, the worker leaves unforced', async (t) => {
+// Three connections opened and never written to (a preconnect, a leaked client socket, a TCP
+// health probe), on one worker with killTimeout 40 s; `handedOver` resolves once the primary has
+// given them to that worker. Then a recycle: the old worker leaves unforced and the three are closed.
+async function unusedThroughRecycle(t, handedOver) {
   t.timeout(120_000);
   const port = await freePort();
   const cfg = writeConfig(t, { workers: 1, metrics: false, recycle: { killTimeout: '40s' } });
   const run = startCli(t, [app('http.js'), '-c', cfg], { env: { PORT: String(port) } });
   const ready = await run.waitFor((e) => e.event === 'worker.ready', { what: 'worker ready' });
-
-  // Opened and never written to (a preconnect, a leaked client socket, a TCP health probe).
   const unused = await Promise.all([0, 1, 2].map(() => new Promise((resolve, reject) => {
     const s = net.connect(port, '127.0.0.1', () => resolve(s));
     s.on('error', reject);
   })));
   const closed = unused.map((s) => new Promise((resolve) => s.on('close', resolve)));
   t.teardown(() => { for (const s of unused) s.destroy(); });
+  await handedOver({ port, pid: ready.pid, ports: unused.map((s) => s.localPort) });
+
+  const r = await runCli(['recycle', '0'], { env: { NODESUP_RUN_DIR: run.runDir } });
+  t.is(r.exitCode, 0, r.stderr);
+  const exit = await run.waitFor((e) => e.event === 'worker.exit' && e.pid === ready.pid, { what: 'the old worker exit', timeout: 90_000 });
+  t.like(exit, { planned: true, forced: false, code: 0 });
+  await Promise.all(closed);
+  run.child.kill('SIGTERM');
+  t.is((await run.exited).exitCode, 0);
+}
+
+test('a connection that never sent a byte does not hold the drain: closed after the idle grace, the worker leaves unforced', (t) => unusedThroughRecycle(t, async ({ port, pid }) => {
   // Accepted after them, on the one worker, and answered: the primary has handed the three over.
   const body = await new Promise((resolve, reject) => {
     http.get({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => {
@@ -58,16 +71,8 @@ test('a connection that never sent a byte does not hold the drain: closed after 
       res.on('end', () => resolve(b));
     }).on('error', reject);
   });
-  t.is(body, `ok ${ready.pid}\n`);
-
-  const r = await runCli(['recycle', '0'], { env: { NODESUP_RUN_DIR: run.runDir } });
-  t.is(r.exitCode, 0, r.stderr);
-  const exit = await run.waitFor((e) => e.event === 'worker.exit' && e.pid === ready.pid, { what: 'the old worker exit', timeout: 90_000 });
-  t.like(exit, { planned: true, forced: false, code: 0 });
-  await Promise.all(closed);
-  run.child.kill('SIGTERM');
-  t.is((await run.exited).exitCode, 0);
-});
+  t.is(body, `ok ${pid}\n`);
+}));
 
 // The worker's accepted TCP connections whose client end is one of `ports`, read from /proc.
 async function acceptedFrom(pid, ports) {
@@ -76,33 +81,12 @@ async function acceptedFrom(pid, ports) {
   return [...sockets.values()].filter((s) => s.state === 'ESTABLISHED' && ports.some((p) => s.remote?.endsWith(`:${p}`))).length;
 }
 
-test('a worker that never served a request is not held by connections that never sent a byte', async (t) => {
-  t.timeout(120_000);
-  const port = await freePort();
-  const cfg = writeConfig(t, { workers: 1, metrics: false, recycle: { killTimeout: '40s' } });
-  const run = startCli(t, [app('http.js'), '-c', cfg], { env: { PORT: String(port) } });
-  const ready = await run.waitFor((e) => e.event === 'worker.ready', { what: 'worker ready' });
-
-  // A load balancer's preconnects reaching a worker before any request has.
-  const unused = await Promise.all([0, 1, 2].map(() => new Promise((resolve, reject) => {
-    const s = net.connect(port, '127.0.0.1', () => resolve(s));
-    s.on('error', reject);
-  })));
-  const closed = unused.map((s) => new Promise((resolve) => s.on('close', resolve)));
-  t.teardown(() => { for (const s of unused) s.destroy(); });
-  // The primary has handed all three to the worker: its fds hold them.
-  const ports = unused.map((s) => s.localPort);
+// A load balancer's preconnects, reaching a worker before any request has.
+test('a worker that never served a request is not held by connections that never sent a byte', (t) => unusedThroughRecycle(t, async ({ pid, ports }) => {
+  // No request to tell the hand-over by: the worker's own fds hold all three.
   let held = 0;
   for (const deadline = Date.now() + 30_000; held < 3 && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-    held = await acceptedFrom(ready.pid, ports);
+    held = await acceptedFrom(pid, ports);
   }
   t.is(held, 3, 'the worker holds the three connections');
-
-  const r = await runCli(['recycle', '0'], { env: { NODESUP_RUN_DIR: run.runDir } });
-  t.is(r.exitCode, 0, r.stderr);
-  const exit = await run.waitFor((e) => e.event === 'worker.exit' && e.pid === ready.pid, { what: 'the old worker exit', timeout: 90_000 });
-  t.like(exit, { planned: true, forced: false, code: 0 });
-  await Promise.all(closed);
-  run.child.kill('SIGTERM');
-  t.is((await run.exited).exitCode, 0);
-});
+}));
