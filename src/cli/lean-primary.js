@@ -5,9 +5,11 @@ import { runSupervisor } from '../primary/start.js';
 import { HANDOVER, loadInChild } from './lean-launch.js';
 import { reportError } from './report-error.js';
 
-const { config, inputs, flags } = JSON.parse(process.env[HANDOVER]);
-// Not for the workers, nor for anything they start.
+const { config, inputs, flags, env = [] } = JSON.parse(process.env[HANDOVER]);
+// Not for the workers, nor for anything they start: the handover, and the environment set for
+// this process alone (lean-launch.js), read already.
 delete process.env[HANDOVER];
+for (const name of env) delete process.env[name];
 
 try {
   process.exitCode = await runSupervisor(config, {

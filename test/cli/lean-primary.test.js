@@ -29,6 +29,8 @@ async function started(t, config) {
 
 const rewrite = (file, config) => fs.writeFileSync(file, `export default ${JSON.stringify(config)};\n`);
 const cmdline = (pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+// The environment a process started with (an unsetenv after start does not change it).
+const environ = (pid) => fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
 
 // The same checks on both paths: the pid, status, a SIGHUP that applies, one that is refused, SIGTERM → 0.
 async function samePidThroughout(t, run, file) {
@@ -73,13 +75,29 @@ execveTest(`the lean primary keeps the pid the user started: status, the run dir
   await samePidThroughout(t, run, file);
 });
 
-execveTest(`the lean primary's workers do not take its V8 flags or its handover${whyNot}`, async (t) => {
+execveTest(`the lean primary's workers do not take its V8 flags, its handover or its malloc arena setting${whyNot}`, async (t) => {
   const { run } = await started(t, BASE);
+  t.true(environ(run.child.pid).includes('MALLOC_ARENA_MAX=1'), 'the lean primary runs with one malloc arena');
   const workers = run.events.filter((e) => e.event === 'worker.ready').map((e) => e.pid);
   for (const pid of workers) {
     const args = cmdline(pid);
     t.false(args.some((a) => /^--(lite-mode|no-turbofan|max-semi-space-size|v8-pool-size)/.test(a)), args.join(' '));
-    t.false(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').some((v) => v.startsWith('NODESUP_LEAN_START=')), 'no handover in the environment');
+    const env = environ(pid);
+    t.false(env.some((v) => v.startsWith('NODESUP_LEAN_START=')), 'no handover in the environment');
+    t.false(env.some((v) => v.startsWith('MALLOC_ARENA_MAX=')), 'the workers keep glibc\'s default arenas');
+  }
+  process.kill(run.child.pid, 'SIGTERM');
+  t.is((await run.exited).exitCode, 0);
+});
+
+execveTest(`a MALLOC_ARENA_MAX the user set is the primary's and the workers' alike${whyNot}`, async (t) => {
+  const file = writeConfig(t, BASE);
+  const port = await freePort();
+  const run = startCli(t, ['-c', file], { env: { PORT: String(port), MALLOC_ARENA_MAX: '4' } });
+  const ready = [];
+  for (const slot of [0, 1]) ready.push(await run.waitFor((e) => e.event === 'worker.ready' && e.slot === slot, { what: `slot ${slot} ready` }));
+  for (const pid of [run.child.pid, ...ready.map((e) => e.pid)]) {
+    t.deepEqual(environ(pid).filter((v) => v.startsWith('MALLOC_ARENA_MAX=')), ['MALLOC_ARENA_MAX=4'], `pid ${pid}`);
   }
   process.kill(run.child.pid, 'SIGTERM');
   t.is((await run.exited).exitCode, 0);
