@@ -3,10 +3,14 @@
 // memory as a young one.
 
 import { readerOf } from '../../sample/field-reader.js';
+import { FIELDS } from '../../sample/fields.js';
 
 /** @typedef {import('../../types.js').Sample} Sample */
 
 const numberOf = (v) => (v === null || v === undefined ? NaN : v);
+// The fields that are tables of counts ({TCPSocketWrap: 12, Timeout: 40}): every reply brings a
+// new object, nearly always equal to the one before it.
+const TABLES = FIELDS.filter((f) => f.unit.startsWith('count by ')).map((f) => f.name);
 
 export class SampleWindow {
   /** @param {{maxAgeMs:number, maxSamples?:number}} opts */
@@ -22,6 +26,7 @@ export class SampleWindow {
   /** Add the newest sample and drop what fell out of the window. */
   push(sample) {
     const s = this.samples;
+    if (s.length) shareTables(sample, s[s.length - 1]);
     s.push(sample);
     for (const c of this.columns.values()) c.values.push(numberOf(c.read(sample)));
     const oldest = sample.t - this.maxAgeMs;
@@ -109,4 +114,25 @@ export class SampleWindow {
   get size() {
     return this.samples.length;
   }
+}
+
+// A table equal to the previous sample's is kept as that same object (the sample is changed in
+// place): a window holds minutes of samples, and a copy of the same few counts in each was ~50 of
+// the ~540 bytes a sample takes (8 % of the windows' heap, 4 MiB at 128 workers).
+function shareTables(sample, prev) {
+  for (const name of TABLES) {
+    const table = sample[name];
+    const before = prev[name];
+    if (table && before && table !== before && sameCounts(table, before)) sample[name] = before;
+  }
+}
+
+function sameCounts(a, b) {
+  let keys = 0;
+  for (const k in a) {
+    if (a[k] !== b[k]) return false;
+    keys++;
+  }
+  for (const k in b) keys--;
+  return keys === 0;
 }

@@ -48,3 +48,22 @@ test('SampleWindow: a column stays index for index with the samples through drop
   t.is(early, w.column('heapFloor'), 'one column per field, kept up to date rather than rebuilt');
   t.deepEqual(w.column('external'), values(w, 'external'));
 });
+
+test('SampleWindow: a table of counts equal to the previous sample\'s is kept as that one object; a changed one is kept as it came', (t) => {
+  const w = new SampleWindow({ maxAgeMs: 1e9 });
+  const first = { TCPServerWrap: 1, Timeout: 2 };
+  w.push({ t: 1, resources: first, fdKinds: null });
+  w.push({ t: 2, resources: { Timeout: 2, TCPServerWrap: 1 }, fdKinds: { socket: 3 } });
+  t.is(w.samples[1].resources, first, 'same counts, keys in another order: shared');
+  const more = { TCPServerWrap: 1, Timeout: 2, PipeWrap: 1 };
+  w.push({ t: 3, resources: more, fdKinds: { socket: 3 } });
+  t.is(w.samples[2].resources, more, 'a type more: its own');
+  t.is(w.samples[2].fdKinds, w.samples[1].fdKinds, 'every table field, not resources alone');
+  const fewer = { TCPServerWrap: 1, Timeout: 2 };
+  w.push({ t: 4, resources: fewer });
+  t.is(w.samples[3].resources, fewer, 'a type fewer: its own');
+  w.push({ t: 5, resources: { TCPServerWrap: 1, Timeout: 3 } });
+  t.deepEqual(w.samples[4].resources, { TCPServerWrap: 1, Timeout: 3 }, 'a count changed: as it came');
+  t.not(w.samples[4].resources, fewer);
+  t.deepEqual(w.column('t'), [1, 2, 3, 4, 5]);
+});
