@@ -19,10 +19,11 @@ const MAGLEV = Number(process.versions.node.split('.')[0]) >= 24;
 const why = HAS_EXECVE ? ` (skipped: Node ${process.versions.node} has process.execve; the fallback is for Node 20 and 22 before 22.15)` : '';
 const whyNot = HAS_EXECVE ? '' : ` (skipped: Node ${process.versions.node} has no process.execve)`;
 
-async function started(t, config) {
+// MALLOC_ARENA_MAX unset (some images set it), so the lean primary's own setting is seen.
+async function started(t, config, env = { MALLOC_ARENA_MAX: undefined }) {
   const file = writeConfig(t, config);
   const port = await freePort();
-  const run = startCli(t, ['-c', file], { env: { PORT: String(port) } });
+  const run = startCli(t, ['-c', file], { env: { PORT: String(port), ...env } });
   for (const slot of [0, 1]) await run.waitFor((e) => e.event === 'worker.ready' && e.slot === slot, { what: `slot ${slot} ready` });
   return { run, file };
 }
@@ -91,12 +92,9 @@ execveTest(`the lean primary's workers do not take its V8 flags, its handover or
 });
 
 execveTest(`a MALLOC_ARENA_MAX the user set is the primary's and the workers' alike${whyNot}`, async (t) => {
-  const file = writeConfig(t, BASE);
-  const port = await freePort();
-  const run = startCli(t, ['-c', file], { env: { PORT: String(port), MALLOC_ARENA_MAX: '4' } });
-  const ready = [];
-  for (const slot of [0, 1]) ready.push(await run.waitFor((e) => e.event === 'worker.ready' && e.slot === slot, { what: `slot ${slot} ready` }));
-  for (const pid of [run.child.pid, ...ready.map((e) => e.pid)]) {
+  const { run } = await started(t, BASE, { MALLOC_ARENA_MAX: '4' });
+  const workers = run.events.filter((e) => e.event === 'worker.ready').map((e) => e.pid);
+  for (const pid of [run.child.pid, ...workers]) {
     t.deepEqual(environ(pid).filter((v) => v.startsWith('MALLOC_ARENA_MAX=')), ['MALLOC_ARENA_MAX=4'], `pid ${pid}`);
   }
   process.kill(run.child.pid, 'SIGTERM');
