@@ -43,10 +43,10 @@ const NO_JIT = [['--lite-mode'], ...(NODE_MAJOR <= 22 ? [['--expose-wasm', 'no']
 const NO_TURBOFAN = [['--turbofan', 'no']];
 const MAGLEV = process.config.variables.v8_enable_maglev === 1;
 // The environment of the lean primary alone, each unless the user set it. glibc gives each thread
-// that allocates an arena of its own; the primary's few threads (its main thread, V8's platform
-// thread, libuv's) each touched one, ~2 MiB of RSS on Node 24 at rest, for allocations that are
-// nearly all the main thread's. glibc reads it once, at start: lean-primary.js removes it from
-// process.env at once, so the workers and what they start keep the defaults.
+// that allocates an arena of its own; with one arena for the primary's four threads (its main
+// thread and three of Node's and V8's) its RSS at rest read ~2 MiB less on Node 24. glibc reads
+// it once, at start: lean-primary.js removes it from process.env at once, so the workers and what
+// they start keep the defaults.
 const LEAN_ENV = { MALLOC_ARENA_MAX: '1' };
 
 /** The lean primary's environment variables the user did not set already. @param {NodeJS.ProcessEnv} env */
