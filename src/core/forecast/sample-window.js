@@ -118,7 +118,8 @@ export class SampleWindow {
 
 // A table equal to the previous sample's is kept as that same object (the sample is changed in
 // place): a window holds minutes of samples, and a copy of the same few counts in each was ~50 of
-// the ~540 bytes a sample takes (8 % of the windows' heap, 4 MiB at 128 workers).
+// the ~540 bytes a sample takes (7 % of the windows' heap, 3.5 MiB at 128 workers: bench/RESULTS.md).
+// Flat and allocation-free, as it runs on every poll (config-diff.js's deep comparison is not).
 function shareTables(sample, prev) {
   for (const name of TABLES) {
     const table = sample[name];
