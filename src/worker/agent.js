@@ -31,11 +31,11 @@ function start() {
   holdTickShapes();
   const sticky = isSticky();
   const state = {
-    requests: 0, heapFloor: null, elu: performance.eventLoopUtilization(),
+    requests: 0, heapFloor: null, elu: performance.eventLoopUtilization(), lastMajor: null,
     threads: watchThreads(), profiler: heapProfiler(), buffers: bufferSampler(), fdKinds: fdKindsState(),
     delay: loopDelay(), cpuWait: cpuWait(),
   };
-  state.gc = gcTotals(() => afterGc(state));
+  state.gc = gcTotals((major) => afterGc(state, major));
   if (isReusePort()) reusePortWorker();
   state.drain = workerDrain({
     balanced: sticky ? stickyWorker() : null,
@@ -54,11 +54,14 @@ function start() {
   if (process.env.NODESUP_PROFILE === '1') state.profiler.sample().catch(() => {});
 }
 
-function afterGc(state) {
+function afterGc(state, major) {
   // The heap just after a collection is the baseline a leak raises. Polls land anywhere in the
   // GC sawtooth, and polls that drift against it see a floor that climbs and wraps: a fake trend.
   const used = v8.getHeapStatistics().used_heap_size;
   if (state.heapFloor === null || used < state.heapFloor) state.heapFloor = used;
+  // After a full collection the heap is what the app retains: a confirmation probe that comes
+  // soon after uses this instead of forcing another GC.
+  if (major) state.lastMajor = { at: Date.now(), used };
 }
 
 // What the agent answers, by request kind.

@@ -11,7 +11,7 @@ import { heapField } from './leak-detector.js';
 /**
  * @typedef {object} ConfirmPoint  the heap after one full GC (protocol KIND.CONFIRM reply)
  * @property {number} at  ms @property {number} heapAfter  bytes
- * @property {boolean} forced  false: a full GC the worker ran by itself (in series recorded when those served)
+ * @property {boolean} forced  false: a full GC the worker ran by itself, reused
  * @property {number|null} pauseMs  the forced GC's pause
  * @property {import('../sites/heap-sites.js').FlatProfile|null} sites
  * @property {string|null} [profiler]  why there are no sites
@@ -39,8 +39,7 @@ export const CONFIRM = Object.freeze({
   refute: 0.25, // × minGrowth: two points rising slower than this end the suspicion
   holdMs: 60_000, // after a suspicion ended, no new one for this long
   // What a leak retains is never released: the polled floor may fall below a point by this much
-  // at most (the larger of the two; in recorded series a point may be a GC the worker ran by
-  // itself, read a moment after it, allocations in).
+  // at most (the larger of the two; a natural GC's point is read a moment after it, allocations in).
   fallBytes: 2 * 1024 * 1024,
   fallShare: 0.05,
   // The window rule's heap verdict is refuted by points spanning this long (half a shorter window)
@@ -363,8 +362,7 @@ export function episode(points, st) {
   if (!points?.length || st.since === null) return [];
   const since = st.since;
   const out = [];
-  // A point up to a spacing before the suspicion may be its first (in recorded series, a full GC the
-  // worker ran by itself just before).
+  // A full GC the worker ran by itself just before may be the first point.
   for (const p of points) if (p.at >= since - C.spacingMs) out.push(p);
   return out;
 }

@@ -8,7 +8,7 @@ import { detectLeak } from '../leak/leak-detector.js';
 import { advise, AdviceView } from './advice.js';
 import { workerTrend, gcShareLastMinute, scavenger, nativeRising, stepOf } from '../forecast/worker-trend.js';
 import { overcommit } from './fit.js';
-import { confirmStep, samplesSites, confirmedLeak, pointsRefute, SUSPECT_LEAD_MS } from '../leak/heap-confirm.js';
+import { confirmStep, samplesSites, confirmedLeak, pointsRefute, CONFIRM, SUSPECT_LEAD_MS } from '../leak/heap-confirm.js';
 import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
 import { gcMinIntervalMs, risingFast } from './gc-recheck.js';
 import { hotPoll } from '../forecast/hot-poll.js';
@@ -180,6 +180,8 @@ function confirmProbe(w, mine, slotState, now, config) {
   return {
     slot: w.slot, pid: w.pid, id: w.id, point: action === 'probe', profile: action === 'probe' && samplesSites(mine.points, state),
     buffers: action === 'probe' && !state.confirmedAt && Boolean(state.external),
+    // A full GC the worker ran by itself within half a spacing serves: no forced GC then.
+    reuseMs: CONFIRM.spacingMs / 2,
   };
 }
 

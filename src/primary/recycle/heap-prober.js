@@ -19,7 +19,7 @@ export class HeapProber {
    * suspicion (`point` false), or (`start`) have it start the sampling profiler now: it fills
    * fast, and its recycle will read it.
    */
-  async probe(rec, { point, profile, buffers = false, start = false }) {
+  async probe(rec, { point, profile, buffers = false, start = false, reuseMs = 0 }) {
     if (this.asking.has(rec)) return;
     this.asking.add(rec);
     try {
@@ -27,7 +27,8 @@ export class HeapProber {
         await this.pool.request(rec, KIND.SITES, { start: true }, TIMEOUT_MS);
         return;
       }
-      const r = await this.pool.request(rec, KIND.CONFIRM, { point, profile, buffers }, TIMEOUT_MS);
+      // A full GC the worker ran by itself within reuseMs serves: no forced GC then.
+      const r = await this.pool.request(rec, KIND.CONFIRM, { point, profile, buffers, reuseMs }, TIMEOUT_MS);
       if (!point || !r || typeof r.heapAfter !== 'number') return;
       this.inbox.push({
         type: OUTCOME.POINT, id: rec.id,

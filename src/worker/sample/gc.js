@@ -10,14 +10,16 @@ const GC_KIND = {
 };
 
 /**
- * Start counting; returns the live totals. `after()` runs after each batch of GC entries.
- * @param {() => void} after
+ * Start counting; returns the live totals. `after(major)` runs after each batch of GC entries,
+ * major: whether a full collection was among them.
+ * @param {(major: boolean) => void} after
  */
 export function gcTotals(after) {
   const totals = { count: 0, ms: 0, major: 0, byKind: { minor: { count: 0, ms: 0 }, major: { count: 0, ms: 0 }, incremental: { count: 0, ms: 0 }, weakcb: { count: 0, ms: 0 } } };
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) add(totals, e);
-    after();
+    let major = false;
+    for (const e of list.getEntries()) major = add(totals, e) === 'major' || major;
+    after(major);
   }).observe({ entryTypes: ['gc'] });
   return totals;
 }
@@ -29,4 +31,5 @@ function add(totals, entry) {
   if (kind === 'major') totals.major++;
   totals.byKind[kind].count++;
   totals.byKind[kind].ms += entry.duration;
+  return kind;
 }
