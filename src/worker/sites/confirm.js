@@ -14,13 +14,14 @@ const GC_SETTLE_MS = 50;
  * profiler stops and its memory goes (without `buffers`, the Buffer sampler); `point: false` only
  * that (the suspicion ended).
  *
- * A full GC the worker ran by itself reads higher than a forced one: V8 runs its own as incremental
- * marking alongside the app, and what the app allocates or drops meanwhile survives it (on an
- * express app under load, Node 24: 0.1–2.8 MiB above a forced GC 100 ms later, 1.3 MiB at the
- * median). Forcing every point instead left the corpus's verdicts as they were and cost that
- * app's workers ~5 % more CPU a request in two runs (bench/RESULTS.md,
- * "overhead-together-express-forced-points"; our reading: its healthy suspicions ran longer). So
- * the worker's own serves, and the verdict's rules allow for a point read high (fellBack's slack).
+ * A full GC the worker ran by itself reads higher than a forced one: on an express app under load
+ * (Node 24) 0.1–2.8 MiB above a forced GC 100 ms later, 1.3 MiB at the median (our reading: V8
+ * marks incrementally alongside the app, so what the app allocates or drops meanwhile survives,
+ * and the heap is read when the GC's entry reaches us, allocations since in it). Forcing every
+ * point instead left the corpus's verdicts as they were and cost that app's workers ~5 % more CPU
+ * a request in two runs, one of them resolved (bench/RESULTS.md,
+ * "overhead-together-express-forced-points"). So the worker's own serves, and the verdict's rules
+ * allow for a point read high (fellBack's slack).
  */
 export async function confirm(state, { point = true, profile = true, buffers = false, reuseMs = 0 }) {
   if (!profile) state.profiler.stop();
