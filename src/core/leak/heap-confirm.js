@@ -240,8 +240,55 @@ const AFTER_GC = new Set(['heapFloor']);
  * @param {number} since  the history read @param {number} now @param {number} minGrowth
  */
 export function survivedGcs(window, field, since, now, minGrowth) {
-  return (busy(window, now) ? risenAfter(window, 'majorGcCount', field, since, now, minGrowth, { recentMs: Infinity, strict: false }) : null)
+  return majorsRise(window, field, since, now, minGrowth, busy(window, now) ? Infinity : C.suspectMs)
     ?? risenAfter(window, 'gcCount', field, since, now, minGrowth, { recentMs: C.suspectMs, strict: true });
+}
+
+/**
+ * survivedGcs by the floors read after major GCs since `since`: null where they cannot judge (fewer
+ * than two, spanning less than suspectMinMs, the newest older than recentMs). Two: the rise between
+ * them. More: their least-squares slope, and only where it stands clear of their scatter
+ * (clearOfNoise). A worker's own major GC reads 0.1-2.8 MiB above a forced one (docs/leaks.md), so
+ * the newest such floor compared with the lowest before it rose at the suspect rate on a flat heap:
+ * a healthy express app under bursts of load (test/fixtures/series/real-express-bursts.json) could
+ * start a heap suspicion at 70 of its 240 polls past the warm-up, each paid with forced full GCs and
+ * the sites' profiler. A leak's floors climb major GC after major GC, clear of that scatter.
+ * @param {number} recentMs  how old the newest major GC's floor may be
+ */
+function majorsRise(window, field, since, now, minGrowth, recentMs) {
+  const ts = window.column('t');
+  const majors = window.column('majorGcCount');
+  const vs = window.column(field);
+  const from = Math.max(1, window.indexSince(since));
+  const afterMajor = (i) => majors[i] > majors[i - 1] && vs[i] === vs[i];
+  let n = 0;
+  let first = -1;
+  let last = -1;
+  let st = 0;
+  let sv = 0;
+  for (let i = from; i < ts.length; i++) {
+    if (!afterMajor(i)) continue;
+    if (first < 0) first = i;
+    last = i;
+    n++;
+    st += ts[i] - ts[from]; sv += vs[i];
+  }
+  if (n < 2 || now - ts[last] > recentMs || ts[last] - ts[first] < C.suspectMinMs) return null;
+  const rate = C.suspect * minGrowth;
+  if (n === 2) return (vs[last] - vs[first]) / ((ts[last] - ts[first]) / 1000) >= rate;
+  const mt = st / n;
+  const mv = sv / n;
+  let stt = 0;
+  let stv = 0;
+  let svv = 0;
+  for (let i = first; i <= last; i++) {
+    if (!afterMajor(i)) continue;
+    const dt = ts[i] - ts[from] - mt;
+    const dv = vs[i] - mv;
+    stt += dt * dt; stv += dt * dv; svv += dv * dv;
+  }
+  const perSec = (stv / stt) * 1000;
+  return perSec >= rate && clearOfNoise({ r2: svv > 0 ? (stv * stv) / (stt * svv) : 1, n });
 }
 
 /** Whether GCs came in at least busyGcShare of the polls over suspectMs (polls with both counts). */

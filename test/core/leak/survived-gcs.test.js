@@ -120,9 +120,13 @@ test('survivedGcs judges a busy worker by the floors after its major GCs', (t) =
   // still judge, and the floors after them are flat.
   t.false(survivedGcs(busyWindow({ ...o, seconds: 160, majorEvery: 55, leak: 0 }), 'heapFloor', 40_000, 160_000, MiB / 60));
   t.true(survivedGcs(busyWindow({ ...o, seconds: 160, majorEvery: 55, leak: MiB / 60 }), 'heapFloor', 40_000, 160_000, MiB / 60));
-  // A quiet worker (a GC every 4 polls) is judged by every GC, as before: the floor after its
-  // newest GC (a scavenge, at 116 s) is above the one after a major GC at 96 s.
-  t.true(survivedGcs(busyWindow({ ...o, seconds: 116, majorEvery: 12, leak: 0, gcEvery: 4 }), 'heapFloor', 0, 116_000, MiB / 60));
+  // A quiet worker (a GC every 4 polls) with a major GC in the last suspectMs is judged by its major
+  // GCs too: flat after them, though the floor after its newest GC (a scavenge, at 116 s) is above
+  // the one after the major GC at 108 s.
+  t.false(survivedGcs(busyWindow({ ...o, seconds: 116, majorEvery: 12, leak: 0, gcEvery: 4 }), 'heapFloor', 0, 116_000, MiB / 60));
+  t.true(survivedGcs(busyWindow({ ...o, seconds: 116, majorEvery: 12, leak: MiB / 60, gcEvery: 4 }), 'heapFloor', 0, 116_000, MiB / 60));
+  // Its newest major GC older than that (at 80 s, read at 116 s): every GC counts, as before.
+  t.true(survivedGcs(busyWindow({ ...o, seconds: 116, majorEvery: 40, leak: 0, gcEvery: 4 }), 'heapFloor', 0, 116_000, MiB / 60));
 });
 
 // A busy worker suspected with one major GC in its lookback (its floors after scavenges climbing
