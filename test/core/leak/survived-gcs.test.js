@@ -93,14 +93,15 @@ test('survivedGcs measures from the earliest of equal lows: the rise over the lo
  * scavenge the floor holds the old garbage gathered since the last major GC (`garbage` B/s);
  * after a major GC only what the app retains, which rises at `leak` B/s.
  */
-function busyWindow({ seconds, majorEvery, garbage, leak, gcEvery = 1, external = () => undefined }) {
+function busyWindow({ seconds, majorEvery, garbage, leak, gcEvery = 1, external = () => undefined, highAfterMajor = () => 0 }) {
   const window = new SampleWindow({ maxAgeMs: Infinity });
   let majors = 0;
   for (let i = 0; i <= seconds; i++) {
     const major = i > 0 && i % majorEvery === 0;
     if (major) majors++;
     const sinceMajor = i % majorEvery;
-    window.push({ t: i * 1000, gcCount: Math.floor(i / gcEvery), majorGcCount: majors, heapFloor: 10 * MiB + leak * i + garbage * sinceMajor, external: external(i) });
+    const high = sinceMajor === 0 ? highAfterMajor(majors) : 0;
+    window.push({ t: i * 1000, gcCount: Math.floor(i / gcEvery), majorGcCount: majors, heapFloor: 10 * MiB + leak * i + garbage * sinceMajor + high, external: external(i) });
   }
   return window;
 }
@@ -127,6 +128,20 @@ test('survivedGcs judges a busy worker by the floors after its major GCs', (t) =
   t.true(survivedGcs(busyWindow({ ...o, seconds: 116, majorEvery: 12, leak: MiB / 60, gcEvery: 4 }), 'heapFloor', 0, 116_000, MiB / 60));
   // Its newest major GC older than that (at 80 s, read at 116 s): every GC counts, as before.
   t.true(survivedGcs(busyWindow({ ...o, seconds: 116, majorEvery: 40, leak: 0, gcEvery: 4 }), 'heapFloor', 0, 116_000, MiB / 60));
+});
+
+test('survivedGcs fits the floors after major GCs: a flat heap read high at its newest major GC is no rise, a leak under the same scatter is', (t) => {
+  // A worker's own major GCs read up to 2.8 MiB above what it retains: here 0-2 MiB, the newest
+  // (the 19th, at 114 s) 2 MiB high, the lowest 0. Newest against lowest, that is a rise of
+  // 2 MiB in well under two minutes, above half of 1 MiB a minute.
+  const highAfterMajor = (k) => (k === 19 ? 2 * MiB : ((k * 7) % 5) * 0.25 * MiB);
+  const o = { seconds: 116, majorEvery: 6, garbage: 200 * 1024, highAfterMajor };
+  t.false(survivedGcs(busyWindow({ ...o, leak: 0 }), 'heapFloor', 0, 116_000, MiB / 60));
+  t.true(survivedGcs(busyWindow({ ...o, leak: MiB / 60 }), 'heapFloor', 0, 116_000, MiB / 60));
+  // Two floors after major GCs 15 s or more apart: their rise judges, as one interval.
+  const two = { seconds: 60, majorEvery: 25, garbage: 200 * 1024 };
+  t.false(survivedGcs(busyWindow({ ...two, leak: 0 }), 'heapFloor', 0, 60_000, MiB / 60));
+  t.true(survivedGcs(busyWindow({ ...two, leak: MiB / 60 }), 'heapFloor', 0, 60_000, MiB / 60));
 });
 
 // A busy worker suspected with one major GC in its lookback (its floors after scavenges climbing
