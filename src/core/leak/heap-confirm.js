@@ -229,11 +229,13 @@ const AFTER_GC = new Set(['heapFloor']);
  * in place: its floors after scavenges climb between major GCs however healthy it is. A healthy
  * hello world under load drew a suspicion as soon as the warm-up let it, and again after every
  * hold, and ran the sites' profiler about 40 % of the time (bench/RESULTS.md, "overhead-together").
- * So on a busy worker (a GC in at least busyGcShare of the polls over suspectMs) with two major
- * GCs in the lookback, at least suspectMinMs apart, only the floors read after those count, however
- * long ago the newest was (a hello world under load collected its old generation every 30–40 s,
- * the floors after it falling); a busy worker's leak brings its major GCs on. Otherwise every GC
- * counts, as it always did for quiet workers, whose floors it was made for.
+ * So where two major GCs in the lookback, at least suspectMinMs apart, can judge, only the floors
+ * read after those count (majorsRise): on a busy worker (a GC in at least busyGcShare of the polls
+ * over suspectMs) however long ago the newest was (a hello world under load collected its old
+ * generation every 30–40 s, the floors after it falling; a busy worker's leak brings its major
+ * GCs on), on any other where the newest came within suspectMs (an express app under bursts of
+ * load collected its old generation every 1–14 s: test/fixtures/series/real-express-bursts.json).
+ * Otherwise every GC counts, as it always did for quiet workers, whose floors it was made for.
  * Read from the window's columns (NaN where a sample has no value), as the trend maths are: it
  * runs for every judged worker on every tick.
  * @param {import('../forecast/sample-window.js').SampleWindow} window @param {string} field
