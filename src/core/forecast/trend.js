@@ -26,8 +26,12 @@ export function trendSince(window, field, since) {
   return lineFit(window.column('t'), window.column(field), window.indexSince(since));
 }
 
-// The least-squares line through (ts[i], vs[i]) for i >= from, NaN values skipped.
-function lineFit(ts, vs, from) {
+/**
+ * The least-squares line through (ts[i], vs[i]) for i >= from where keep(i), NaN values skipped:
+ * linearTrend over chosen samples of a window's columns (the floors read after a major GC).
+ * @param {ArrayLike<number>} ts @param {ArrayLike<number>} vs @param {number} from @param {(i: number) => boolean} [keep]
+ */
+export function lineFit(ts, vs, from, keep) {
   let n = 0;
   let first = -1;
   let last = -1;
@@ -35,7 +39,7 @@ function lineFit(ts, vs, from) {
   let sv = 0;
   for (let i = from; i < ts.length; i++) {
     const v = vs[i];
-    if (Number.isNaN(v)) continue;
+    if (Number.isNaN(v) || (keep && !keep(i))) continue;
     if (first < 0) first = i;
     last = i;
     n++;
@@ -52,7 +56,7 @@ function lineFit(ts, vs, from) {
   let svv = 0;
   for (let i = first; i <= last; i++) {
     const v = vs[i];
-    if (Number.isNaN(v)) continue;
+    if (Number.isNaN(v) || (keep && !keep(i))) continue;
     const dt = ts[i] - mt;
     const dv = v - mv;
     stt += dt * dt; stv += dt * dv; svv += dv * dv;

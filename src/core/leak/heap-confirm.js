@@ -3,7 +3,7 @@
 // wanders). The heap after a *full* GC is what the app retains: a few of those points, some seconds
 // apart, tell a leak (rises steadily) from a sawtooth (flat), a step (one jump), and a warm-up or a
 // cache filling to its cap (rises ever slower). Pure: points in, decisions out.
-import { growth, linearTrend } from '../forecast/trend.js';
+import { growth, lineFit, linearTrend } from '../forecast/trend.js';
 import { retainedSites } from '../sites/heap-sites.js';
 import { LEAK_KINDS } from '../../constants.js';
 import { heapField } from './leak-detector.js';
@@ -261,36 +261,21 @@ function majorsRise(window, field, since, now, minGrowth, recentMs) {
   const ts = window.column('t');
   const majors = window.column('majorGcCount');
   const vs = window.column(field);
-  const from = Math.max(1, window.indexSince(since));
   const afterMajor = (i) => majors[i] > majors[i - 1] && vs[i] === vs[i];
-  let n = 0;
   let first = -1;
   let last = -1;
-  let st = 0;
-  let sv = 0;
-  for (let i = from; i < ts.length; i++) {
+  let n = 0;
+  for (let i = Math.max(1, window.indexSince(since)); i < ts.length; i++) {
     if (!afterMajor(i)) continue;
     if (first < 0) first = i;
     last = i;
     n++;
-    st += ts[i] - ts[from]; sv += vs[i];
   }
   if (n < 2 || now - ts[last] > recentMs || ts[last] - ts[first] < C.suspectMinMs) return null;
   const rate = C.suspect * minGrowth;
   if (n === 2) return (vs[last] - vs[first]) / ((ts[last] - ts[first]) / 1000) >= rate;
-  const mt = st / n;
-  const mv = sv / n;
-  let stt = 0;
-  let stv = 0;
-  let svv = 0;
-  for (let i = first; i <= last; i++) {
-    if (!afterMajor(i)) continue;
-    const dt = ts[i] - ts[from] - mt;
-    const dv = vs[i] - mv;
-    stt += dt * dt; stv += dt * dv; svv += dv * dv;
-  }
-  const perSec = (stv / stt) * 1000;
-  return perSec >= rate && clearOfNoise({ r2: svv > 0 ? (stv * stv) / (stt * svv) : 1, n });
+  const fit = lineFit(ts, vs, first, afterMajor);
+  return fit !== null && fit.slope >= rate && clearOfNoise(fit);
 }
 
 /** Whether GCs came in at least busyGcShare of the polls over suspectMs (polls with both counts). */
