@@ -253,8 +253,8 @@ export function survivedGcs(window, field, since, now, minGrowth) {
  * (clearOfNoise). A worker's own major GC reads 0.1-2.8 MiB above a forced one (docs/leaks.md), so
  * the newest such floor compared with the lowest before it rose at the suspect rate on a flat heap:
  * a healthy express app under bursts of load (test/fixtures/series/real-express-bursts.json) could
- * start a heap suspicion at 70 of its 240 polls past the warm-up, each paid with forced full GCs and
- * the sites' profiler. A leak's floors climb major GC after major GC, clear of that scatter.
+ * start a heap suspicion at 70 polls past the warm-up, each paid with forced full GCs and the
+ * sites' profiler. A leak's floors climb major GC after major GC, clear of that scatter.
  * @param {number} recentMs  how old the newest major GC's floor may be
  */
 function majorsRise(window, field, since, now, minGrowth, recentMs) {
@@ -262,16 +262,22 @@ function majorsRise(window, field, since, now, minGrowth, recentMs) {
   const majors = window.column('majorGcCount');
   const vs = window.column(field);
   const afterMajor = (i) => majors[i] > majors[i - 1] && vs[i] === vs[i];
-  let first = -1;
+  const from = Math.max(1, window.indexSince(since));
+  // The newest first, searched back no further than recentMs: a worker with no recent major GC
+  // (most of an idle fleet, every tick) reads only that much of its window.
   let last = -1;
+  for (let i = ts.length - 1; i >= from && now - ts[i] <= recentMs; i--) {
+    if (afterMajor(i)) { last = i; break; }
+  }
+  if (last < 0) return null;
+  let first = -1;
   let n = 0;
-  for (let i = Math.max(1, window.indexSince(since)); i < ts.length; i++) {
+  for (let i = from; i <= last; i++) {
     if (!afterMajor(i)) continue;
     if (first < 0) first = i;
-    last = i;
     n++;
   }
-  if (n < 2 || now - ts[last] > recentMs || ts[last] - ts[first] < C.suspectMinMs) return null;
+  if (n < 2 || ts[last] - ts[first] < C.suspectMinMs) return null;
   const rate = C.suspect * minGrowth;
   if (n === 2) return (vs[last] - vs[first]) / ((ts[last] - ts[first]) / 1000) >= rate;
   const fit = lineFit(ts, vs, first, afterMajor);
