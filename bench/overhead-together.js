@@ -13,6 +13,8 @@
 // the same turns (the order of the three goes through all six permutations), so that old against
 // new is read on the same host minutes as each against bare; a change of a few percent is not
 // readable from two runs an hour apart on a shared host. Written as its own section, …-vs-old.
+// nodesup logs at debug here: its leak.suspected and leak.cleared events tell the rounds a suspicion
+// (forced full GCs, the sites' profiler) ran through from the others, each set against bare.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +26,7 @@ import { publish, table } from './lib/results.js';
 import { overheadApp } from './lib/overhead-apps.js';
 import { oldTree, ratioCi, ciText, verdict, OLD_USAGE } from './lib/versus.js';
 import { SUSPECT_LEAD_MS } from '../src/core/leak/heap-confirm.js';
+import { suspicionSpans, suspicionTotals, overlaps } from './lib/suspicions.js';
 
 const opts = benchArgs({
   rounds: { type: 'string' }, burst: { type: 'string' }, warmup: { type: 'string' },
@@ -64,7 +67,7 @@ async function startAll() {
     const env = { PORT: String(port), WORKERS: String(WORKERS) };
     const run = kind === 'bare'
       ? startPrimary([path.join(ROOT, 'bench/apps/bare-primary.js'), APP], { env, cwd: scratch(), name: 'bare primary' })
-      : startNodesup([APP, '-w', String(WORKERS), '--poll-interval', '1s', '--metrics', `127.0.0.1:${await freePort()}`, '--log-format', 'json', ...leakOffArgs()],
+      : startNodesup([APP, '-w', String(WORKERS), '--poll-interval', '1s', '--metrics', `127.0.0.1:${await freePort()}`, '--log-format', 'json', '--log-level', 'debug', ...leakOffArgs()],
         { env, ...(kind === 'old' ? { root: OLD.root } : {}) });
     const start = await run.waitFor((e) => e.event === 'supervisor.start', { what: 'supervisor.start' });
     await run.waitReady(WORKERS, { timeout: 60_000 });
@@ -77,9 +80,10 @@ async function startAll() {
 async function burst({ pid, url }) {
   const cpu = clusterCpuMeter(pid);
   cpu.start();
+  const from = Date.now();
   const r = await load({ url, connections: CONNECTIONS, duration: BURST }).result;
   const { primaryUs, workersUs } = cpu.stop(r.responses);
-  return { reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed, primaryUs, workersUs };
+  return { reqPerSec: r.reqPerSec.mean, p99: r.latencyMs.p99, failed: r.failed, primaryUs, workersUs, from, to: Date.now() };
 }
 
 async function main() {
@@ -95,8 +99,11 @@ async function main() {
   }
   const minutes = (Date.now() - t0) / 60_000;
   const status = await started.nodesup.run.status();
-  const leakEvents = (kind) => started[kind].run.events.filter((e) => /^leak\./.test(e.event ?? '')).length;
+  const leakEvents = (kind) => started[kind].run.events.filter((e) => e.event === 'leak.warning').length;
   const suspicions = leakEvents('nodesup');
+  const ended = Date.now();
+  const spansOf = (kind) => suspicionSpans(started[kind].run.events, ended);
+  const totalsOf = (kind) => suspicionTotals(started[kind].run.events, ended);
   for (const kind of KINDS) {
     const { code } = await started[kind].run.stop();
     if (code !== 0) process.stderr.write(`${kind}: exited with ${code}\n`);
@@ -115,6 +122,20 @@ async function main() {
     const c = ratioCi(rs.map((r) => r[base].reqPerSec), rs.map((r) => r.nodesup.reqPerSec));
     return `rounds begun ${when} ${fx(suspicionFrom / 1000, 0)} s from readiness (the first moment a leak suspicion may start): ${rs.length}${rs.length >= 2 ? `, ${base === 'old' ? 'new ÷ old' : 'nodesup ÷ bare'} ${ciText(c.ci)}` : ''}`;
   });
+  // Rounds whose nodesup burst a suspicion of any of its workers overlapped, and the others: what a
+  // suspicion costs, read from the same run (its debug log; an old checkout without those events has none).
+  const bySuspicion = (base = 'bare', kind = 'nodesup') => {
+    const spans = spansOf(kind);
+    return [['with', true], ['without', false]].map(([label, want]) => {
+      const rs = rounds.filter((r) => overlaps(spans, r[kind].from, r[kind].to) === want);
+      const c = ratioCi(rs.map((r) => r[base].reqPerSec), rs.map((r) => r[kind].reqPerSec));
+      return `${label} a suspicion running: ${rs.length}${rs.length >= 2 ? `, ${kind === 'old' ? 'old' : 'nodesup'} ÷ ${base} ${ciText(c.ci)}` : ''}`;
+    });
+  };
+  const totalsText = (kind) => {
+    const x = totalsOf(kind);
+    return `${x.started} suspicion(s) begun (${fx(x.workerSeconds, 0)} worker-seconds under one; the ${x.cleared} cleared took ${x.points} point(s), ${x.forcedGcs} forced GC(s))`;
+  };
   const [m, lo] = tput.ci;
   const met = lo >= APP_OF.target ? 'met, the whole interval' : m >= APP_OF.target ? 'met by the mean, not by the whole interval' : 'missed';
   const perRound = (r) => KINDS.map((k) => int(r[k].reqPerSec)).join('/');
@@ -130,7 +151,7 @@ async function main() {
     `**new ÷ old throughput = ${ciText(vsOld.tput.ci)}** over ${vsOld.tput.ratios.length} rounds: ${verdict(vsOld.tput, { better: 'higher' })}; old ÷ bare ${ciText(vsOld.oldBare.ci)}.`,
     `Workers' CPU a request: new ÷ old ${ciText(vsOld.workers.ci)} (${verdict(vsOld.workers, { better: 'lower' })}); old ÷ bare ${ciText(vsOld.oldWorkers.ci)}.`,
     ...(LEAK_OFF ? [] : [`New ÷ old by when the round began: ${split('old').join('; ')}.`]),
-    `Old nodesup at the end: ${leakEvents('old')} leak event(s) in its log.`,
+    `Old nodesup at the end: ${leakEvents('old')} leak warning(s) in its log; ${totalsText('old')}; its rounds ${bySuspicion('bare', 'old').join('; ')}.`,
   ];
   const body = [
     `The app (\`${APP_OF.file}\`, ${APP_OF.what}) under a bare node:cluster primary (\`bench/apps/bare-primary.js\`) and under nodesup with defaults (poll 1s, metrics on, leak detection ${LEAK_OFF ? 'off: `leak: false`' : 'on'}), ${WORKERS} workers each, both started once and running side by side; after a ${WARMUP} s warm-up of each, ${ROUNDS} rounds of a ${BURST} s burst on each (${OLD ? `three primaries, the third nodesup from the old checkout (${OLD.commit}), in an order that goes through all six permutations round by round` : 'bare first in odd-numbered rounds, nodesup first in even ones'}): autocannon ${CONNECTIONS} keep-alive connections on 127.0.0.1 from a separate process. The rounds took ${fx(minutes, 1)} minutes (nodesup holds its leak checks for a worker's first 80 s at the defaults). CPU a request: utime+stime over the burst (\`/proc/<pid>/stat\`) over the responses; the workers' is the sum over the primary's children.`,
@@ -140,9 +161,9 @@ async function main() {
     '',
     `**nodesup ÷ bare throughput = ${ciText(tput.ci)}** over ${tput.ratios.length} rounds (target ≥ ${APP_OF.target}, the interval's lower end ≥ 0.95: ${met}); p99 latency ${ciText(p99.ci, 2)}.`,
     `nodesup ÷ bare, CPU a request: workers ${ciText(workers.ci)}; primary and workers together ${ciText(cpu.ci)}.`,
-    ...(LEAK_OFF ? [] : [`By when the round began: ${split().join('; ')}.`]),
+    ...(LEAK_OFF ? [] : [`By when the round began: ${split().join('; ')}.`, `By the nodesup arm's suspicions (its debug log): rounds ${bySuspicion().join('; ')}.`]),
     ...oldLines,
-    `nodesup at the end: ${status.poll?.count ?? '?'} poll ticks; ${suspicions} leak event(s) in its log.`,
+    `nodesup at the end: ${status.poll?.count ?? '?'} poll ticks; ${suspicions} leak warning(s) in its log; ${totalsText('nodesup')}.`,
     '',
     `Rounds in order (req/s, ${KINDS.join('/')}; seconds from readiness): ${rounds.map((r) => `${perRound(r)} (${fx(r.sinceReady / 1000, 0)})`).join(', ')}.`,
     '',

@@ -5,7 +5,10 @@
 // (bench/apps/profiled.js), legs alternating off, sampling, sites, adaptive, after in every round
 // (the order reversed every other round);
 // each leg: warm-up, then autocannon keep-alive load on 127.0.0.1.
-//   node bench/sites-cost.js [--quick] [--write] [--rounds 5] [--duration 10] [--connections 10]
+//   node bench/sites-cost.js [--quick] [--write] [--rounds 5] [--duration 10] [--connections 10] [--modes adaptive]
+//
+// `--modes a,b`: only those legs beside off (sampling, sites, adaptive, after), so that the rounds
+// a run can afford go to the ratio wanted: fewer legs a round, more rounds, a narrower interval.
 //
 // `after`: the profiler runs for 2 s from the first request of the warm-up and is stopped; the
 // load measures the app as a suspicion that ended leaves it.
@@ -24,15 +27,18 @@ import { publish, table } from './lib/results.js';
 import { oldTree, ratioCi, ciText, OLD_USAGE } from './lib/versus.js';
 
 const opts = benchArgs({
-  rounds: { type: 'string' }, duration: { type: 'string' }, warmup: { type: 'string' }, connections: { type: 'string', default: '10' }, old: { type: 'string' },
-}, `node bench/sites-cost.js [--quick] [--write] [--rounds N] [--duration S] [--warmup S] [--connections C] [--old DIR]\n  ${OLD_USAGE}`);
+  rounds: { type: 'string' }, duration: { type: 'string' }, warmup: { type: 'string' }, connections: { type: 'string', default: '10' }, old: { type: 'string' }, modes: { type: 'string' },
+}, `node bench/sites-cost.js [--quick] [--write] [--rounds N] [--duration S] [--warmup S] [--connections C] [--modes a,b] [--old DIR]\n  ${OLD_USAGE}`);
 const OLD = opts.old ? oldTree(opts.old) : null;
 const ROUNDS = Number(opts.rounds ?? (opts.quick ? 2 : 5));
 const DURATION = Number(opts.duration ?? (opts.quick ? 3 : 10));
 const WARMUP = Number(opts.warmup ?? (opts.quick ? 1 : 3));
 const CONNECTIONS = Number(opts.connections);
 const APP = path.join(ROOT, 'bench/apps/profiled.js');
-const MODES = ['off', 'sampling', 'sites', 'adaptive', 'after', ...(OLD ? ['sites-old', 'adaptive-old', 'after-old'] : [])];
+const CHOSEN = chosenModes(opts.modes);
+// The modes whose profiler an old checkout can run, among those chosen.
+const VERSUS = OLD ? CHOSEN.filter((m) => ['sites', 'adaptive', 'after'].includes(m)) : [];
+const MODES = ['off', ...CHOSEN, ...VERSUS.map((m) => `${m}-old`)];
 const LABEL = {
   off: 'off', sampling: 'sampling profiler alone (32 KiB)', sites: 'sampling profiler (32 KiB), inlining off',
   adaptive: 'sampling profiler, interval calibrated, inlining off (what nodesup runs)',
@@ -41,6 +47,19 @@ const LABEL = {
   'adaptive-old': `adaptive as ${OLD?.commit} runs it`,
   'after-old': `after as ${OLD?.commit} runs it`,
 };
+
+/** The legs beside off: all four, or those `--modes` names (an unknown one is an error). */
+function chosenModes(list) {
+  const all = ['sampling', 'sites', 'adaptive', 'after'];
+  if (!list) return all;
+  const picked = list.split(',').map((m) => m.trim()).filter((m) => m && m !== 'off');
+  const unknown = picked.filter((m) => !all.includes(m));
+  if (unknown.length || !picked.length) {
+    process.stderr.write(`--modes ${list}: ${unknown.length ? `unknown ${unknown.join(', ')}` : 'no leg named'}; choose from ${all.join(', ')}\n`);
+    process.exit(2);
+  }
+  return all.filter((m) => picked.includes(m));
+}
 
 // An old leg runs this app with the old checkout's profiler, in the mode it is named for.
 const isOld = (mode) => mode.endsWith('-old');
@@ -81,7 +100,7 @@ async function main() {
     '',
     table(['profiler', 'req/s mean', 'req/s ÷ off', 'p99 ms mean', 'p99 ÷ off', 'RSS MiB', 'heap MiB', 'one profile, ms', 'sampling interval', 'failed'], rows),
     '',
-    ...(OLD ? [...['sites', 'adaptive', 'after'].map((m) => `- **new ÷ old (${OLD.commit}), ${m}, req/s: ${ciText(versus(m, 'reqPerSec'))}; p99: ${ciText(versus(m, 'p99'), 2)}** (95 % intervals over the rounds).`), ''] : []),
+    ...(VERSUS.length ? [...VERSUS.map((m) => `- **new ÷ old (${OLD.commit}), ${m}, req/s: ${ciText(versus(m, 'reqPerSec'))}; p99: ${ciText(versus(m, 'p99'), 2)}** (95 % intervals over the rounds).`), ''] : []),
     `Host load (1-minute load average) at the start: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs.`,
   ].join('\n');
   publish(opts, 'sites-cost', 'Cost of naming leak sites (sampling heap profiler)', body);

@@ -92,6 +92,9 @@ export const EVENTS = Object.freeze({
   WORKER_RETAINERS: 'worker.retainers',
   WORKER_RESTART: 'worker.restart',
   LEAK_WARNING: 'leak.warning',
+  // At debug: a suspicion checked with full GCs (and the sites' profiler), and its end.
+  LEAK_SUSPECTED: 'leak.suspected',
+  LEAK_CLEARED: 'leak.cleared',
   // Beyond the lifecycle above, each one a warning a user can grep for:
   LIMIT_BELOW_BASELINE: 'limit.below-baseline',
   RECYCLE_FAILED: 'recycle.failed',

@@ -7,6 +7,8 @@ import { withSummary } from './resource-words.js';
 /** Log every event on `events` with `logger`; returns a function that stops listening. */
 export function logEvents(events, logger) {
   const onEvent = (fields, { level, msg }) => {
+    // Debug events (a suspicion's start and end) are worded only where they are written.
+    if (!logger.isLevelEnabled(level)) return;
     const line = withSummary(fields);
     logger[level](line, msg ?? messageFor(line));
   };

@@ -64,6 +64,8 @@ const WORDS = {
     : `slot ${f.slot}: ${f.exitCode !== undefined || f.signal ? failureWords({ why: 'exited', code: f.exitCode, signal: f.signal }) : `replacement not ready within ${seconds(f.readyTimeoutMs ?? 0)} (readyTimeout)`}; the old worker keeps serving`),
   [EVENTS.RECYCLE_SKIPPED]: (f) => `slot ${f.slot}: the predicted ${f.reason} crossing did not come; the early replacement is retired`,
   [EVENTS.LEAK_WARNING]: (f) => `slot ${f.slot}: ${describeLeak(f)}`,
+  [EVENTS.LEAK_SUSPECTED]: (f) => `slot ${f.slot}: pid ${f.pid}'s ${[f.heap && 'heap', f.external && 'external memory'].filter(Boolean).join(' and ')} rose; checking with full GCs${f.heap && !f.reference ? ' and the sites\' profiler' : ''}`,
+  [EVENTS.LEAK_CLEARED]: (f) => `slot ${f.slot}: pid ${f.pid}'s ${f.confirmed ? 'named leak stopped rising' : 'suspected leak cleared'} (${f.points ?? 0} point(s) in ${seconds(f.durationMs ?? 0)}, ${f.forcedGcs ?? 0} forced GC(s))`,
   [EVENTS.LIMIT_BELOW_BASELINE]: (f) => `slot ${f.slot}: over the ${f.reason} limit right after start; the limit is below the app's baseline. Holding recycles for ${f.holdMs} ms`,
   [EVENTS.CONFIG_RELOAD]: (f) => `config reloaded${f.changed?.length ? `: ${f.changed.join(', ')}` : ' (unchanged)'}${f.applied === 'rolling' ? '; rolling the workers' : '; applied live'}`,
   [EVENTS.ADVICE]: (f) => adviceText(f),

@@ -37,6 +37,7 @@ test('a slow heap leak is recycled as `leak` (kind heap) far below its rss limit
   t.true(ev.trend.r2 >= 0.8);
   t.true(ev.memory.rss < rss / 4, `tree RSS at recycle ${ev.memory.rss} is well below limits.rss ${rss}`);
   t.true(ev.uptimeMs >= 19_000, 'not judged during the warm-up window');
+  t.is(run.count((e) => e.event === 'leak.suspected'), 0, 'a suspicion is said at debug only');
   const next = await run.waitFor((e) => e.event === 'worker.spawn' && e.cause === 'replace');
   await run.waitFor((e) => e.event === 'worker.exit' && e.pid === ready.pid, { what: 'the leaking worker gone' });
   t.not(next.pid, ready.pid);
@@ -68,6 +69,16 @@ test("leak.action 'warn' logs leak.warning and never recycles", async (t) => {
   t.true(Date.parse(second.time) - Date.parse(first.time) >= 8000 - 500);
   t.is(run.count(recycled), 0);
   t.is(run.count((e) => e.event === 'worker.spawn'), 1);
+});
+
+test('at debug, a suspicion is said as it begins: what leak detection is checking, and with what', async (t) => {
+  // A window longer than the test: the leak is judged by full-GC points, not by the window's fit.
+  const cfg = writeConfig(t, { limits: { rss: '1gb' }, leak: { window: '5m', minGrowth: '1mb/min', warmUp: '20s', action: 'warn' } });
+  const run = startCli(t, [corpus('heap-leak-fast'), '-c', cfg, '--log-level', 'debug'], await env({ LEAK_MB_PER_MIN: '30' }));
+  const ready = await run.waitFor((e) => e.event === 'worker.ready');
+  const suspected = await run.waitFor((e) => e.event === 'leak.suspected', { what: 'a suspicion', timeout: 90_000 });
+  t.like(suspected, { slot: 0, pid: ready.pid, heap: true, level: 20 });
+  t.regex(suspected.msg, /^slot 0: pid \d+'s heap.* rose; checking with full GCs/);
 });
 
 test('GC before recycle: memory that was only garbage is collected and the worker kept', async (t) => {

@@ -3,12 +3,17 @@
 import test from 'ava';
 import { EventEmitter } from 'node:events';
 import { logEvents } from '../../src/report/log-listener.js';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { EVENTS } from '../../src/constants.js';
 
 function listen() {
   const events = new EventEmitter();
   const lines = [];
-  const logger = { warn: (fields, msg) => lines.push({ level: 'warn', fields, msg }), info: (fields, msg) => lines.push({ level: 'info', fields, msg }) };
+  const logger = {
+    warn: (fields, msg) => lines.push({ level: 'warn', fields, msg }), info: (fields, msg) => lines.push({ level: 'info', fields, msg }),
+    isLevelEnabled: (level) => level !== 'debug',
+  };
   const stop = logEvents(events, logger);
   return { events, lines, stop };
 }
@@ -35,4 +40,31 @@ test('other events are logged with their own fields, and a message given with on
   stop();
   events.emit('event', fields, { level: 'info' });
   t.is(lines.length, 2, 'no line once stopped');
+});
+
+// A pino logger at `level` whose lines land in the returned array, parsed.
+function pinoAt(level) {
+  const lines = [];
+  const dest = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(chunk)); done(); } });
+  return { logger: pino({ level }, dest), lines };
+}
+
+test('a suspicion\'s start and end are logged at debug, worded, and not at all at info', async (t) => {
+  const emit = (events) => {
+    events.emit('event', { event: EVENTS.LEAK_SUSPECTED, slot: 1, pid: 9, heap: true, external: false, reference: false }, { level: 'debug' });
+    events.emit('event', { event: EVENTS.LEAK_CLEARED, slot: 1, pid: 9, durationMs: 21_000, points: 2, forcedGcs: 1, pauseMs: 12.5, confirmed: false }, { level: 'debug' });
+  };
+  const debug = pinoAt('debug');
+  const info = pinoAt('info');
+  for (const { logger } of [debug, info]) {
+    const events = new EventEmitter();
+    logEvents(events, logger);
+    emit(events);
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  t.deepEqual(debug.lines.map((l) => [l.event, l.msg]), [
+    [EVENTS.LEAK_SUSPECTED, "slot 1: pid 9's heap rose; checking with full GCs and the sites' profiler"],
+    [EVENTS.LEAK_CLEARED, "slot 1: pid 9's suspected leak cleared (2 point(s) in 21.0 s, 1 forced GC(s))"],
+  ]);
+  t.is(info.lines.length, 0);
 });

@@ -8,7 +8,7 @@ import { detectLeak } from '../leak/leak-detector.js';
 import { advise, AdviceView } from './advice.js';
 import { workerTrend, gcShareLastMinute, scavenger, nativeRising, stepOf } from '../forecast/worker-trend.js';
 import { overcommit } from './fit.js';
-import { confirmStep, samplesSites, confirmedLeak, pointsRefute, CONFIRM, SUSPECT_LEAD_MS } from '../leak/heap-confirm.js';
+import { confirmStep, samplesSites, confirmedLeak, pointsRefute, episode, confirmSummary, CONFIRM, SUSPECT_LEAD_MS } from '../leak/heap-confirm.js';
 import { newWorkerPolicy, newSlotPolicy } from './outcomes.js';
 import { gcMinIntervalMs, risingFast } from './gc-recheck.js';
 import { hotPoll } from '../forecast/hot-poll.js';
@@ -46,7 +46,7 @@ import { warmUpEnd, learnLeak, forgetAtReload } from '../leak/warm-up.js';
  * @property {boolean} [fromReload]  started by a reload (core/leak/warm-up.js forgets the slot's leak)
  * @property {import('../forecast/sample-window.js').SampleWindow} window
  *
- * @typedef {{level:'info'|'warn'|'error', fields:{event:string}&object}} Notice  data: the report
+ * @typedef {{level:'debug'|'info'|'warn'|'error', fields:{event:string}&object}} Notice  data: the report
  *   layer words it (report/words.js, report/advice-words.js)
  * @typedef {{slot:number, pid:number, reason:string, value:number|null, limit:number|null, kind?:string, trend?:object}} Verdict
  * @typedef {{slot:number, pid:number, point:boolean, profile:boolean}} Probe  a confirmation point to take, with the
@@ -98,7 +98,7 @@ export function decide(state, workers, now, ctx) {
     judged.push(w);
     mine.judged = judge(w, mine.judged, now, ctx, next.advised);
     adviceNotices(w, mine.judged.advice, next.advised, notices);
-    const probe = confirmProbe(w, mine, slotState, now, config) ?? profileProbe(w, mine, now, config);
+    const probe = confirmProbe(w, mine, slotState, now, config, notices) ?? profileProbe(w, mine, now, config);
     if (probe) probes.push(probe);
     slotNotice(w, slotState, notices);
     const v = workerVerdict(w, mine, slotState, now, config, notices) ?? prediction(w, mine, now, ctx);
@@ -168,14 +168,16 @@ function withGc(v, mine, now, config, window = null) {
 
 // A rising heap floor is confirmed (or not) with full GCs; once confirmed, a point a minute keeps
 // the verdict current at a third of the cost, and the profiler stops: the sites are known.
-function confirmProbe(w, mine, slotState, now, config) {
+function confirmProbe(w, mine, slotState, now, config, notices) {
   if (!config.leak) return null;
   const view = { window: w.window, readyAt: w.readyAt, startedAt: w.startedAt, points: mine.points };
-  const { state, action } = confirmStep(view, mine.confirm, now, {
-    minGrowth: config.leak.minGrowth, pollInterval: config.pollInterval, spacingMs: mine.confirm.confirmedAt ? 60_000 : undefined,
+  const before = mine.confirm;
+  const { state, action } = confirmStep(view, before, now, {
+    minGrowth: config.leak.minGrowth, pollInterval: config.pollInterval, spacingMs: before.confirmedAt ? 60_000 : undefined,
     notBefore: warmUpEnd(w, slotState, config.leak.warmUp) - SUSPECT_LEAD_MS,
   });
   mine.confirm = state;
+  suspicionNotice(w, before, state, action, mine.points, now, notices);
   if (!action) return null;
   return {
     slot: w.slot, pid: w.pid, id: w.id, point: action === 'probe', profile: action === 'probe' && samplesSites(mine.points, state),
@@ -183,6 +185,21 @@ function confirmProbe(w, mine, slotState, now, config) {
     // A full GC the worker ran by itself within half a spacing serves: no forced GC then.
     reuseMs: CONFIRM.spacingMs / 2,
   };
+}
+
+// A suspicion's start and end, at debug: what leak detection costs a worker that turns out healthy
+// (forced full GCs, the sites' profiler) is otherwise seen nowhere but in its CPU.
+function suspicionNotice(w, before, state, action, points, now, notices) {
+  const base = { slot: w.slot, pid: w.pid };
+  if (before.since === null && state.since !== null) {
+    notices.push({ level: 'debug', fields: { event: EVENTS.LEAK_SUSPECTED, ...base, heap: state.heap !== false, external: Boolean(state.external), reference: Boolean(state.ref) } });
+  } else if (action === 'stop') {
+    const taken = confirmSummary(episode(points, before));
+    notices.push({
+      level: 'debug',
+      fields: { event: EVENTS.LEAK_CLEARED, ...base, durationMs: now - before.since, points: taken.points, forcedGcs: taken.forcedGcs, pauseMs: taken.pauseMs, confirmed: before.confirmedAt !== null },
+    });
+  }
 }
 
 // Predictive replacement. A prediction that did not come true (its spare was retired) is not

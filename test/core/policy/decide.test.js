@@ -318,3 +318,36 @@ test('decide: no confirmation GC on a worker whose heap rises from ready until i
   const known = firstProbe(true);
   t.true(known !== null && known < leak.warmUp - SUSPECT_LEAD_MS, `a known leaker's replacement: first point at ${known} ms`);
 });
+
+// What leak detection costs a healthy worker is said at debug: each suspicion as it starts, and as
+// it ends with the points it took. A recorded express app under bursts of load, each point asked
+// for answered the next poll with a flat heap.
+test('decide: a suspicion on a healthy worker is said at debug as it starts and as it clears, with its points', (t) => {
+  const series = recorded('express-bursts');
+  const leak = { window: parseDuration('5m'), minGrowth: parseRate('1mb/min'), action: 'recycle', warmUp: parseDuration('80s') };
+  const config = { ...CONFIG, workers: 1, limits: { ...LIMITS, heapUsed: null, rss: parseSize('2gb') }, leak };
+  const window = new SampleWindow({ maxAgeMs: 600_000 });
+  const view = { id: 1, slot: 0, pid: 7, startedAt: series[0].t, readyAt: series[0].t, lastReplyAt: 0, jitterDraw: 0, window };
+  let state = deepFreeze(newPolicyState(1));
+  let asked = false;
+  const said = [];
+  let pointsAsked = 0;
+  for (const s of series) {
+    window.push(s);
+    view.lastReplyAt = s.t;
+    if (asked) state = deepFreeze(absorb(state, [{ type: OUTCOME.POINT, id: 1, point: { at: s.t, heapAfter: 11 * 2 ** 20, forced: true, pauseMs: 8 } }]));
+    const r = decide(state, [view], s.t, { config, totalLimit: null, cgroupLimit: null });
+    state = deepFreeze(r.state);
+    asked = r.probes.some((p) => p.point);
+    if (asked) pointsAsked++;
+    for (const n of r.notices) if (n.fields.event === EVENTS.LEAK_SUSPECTED || n.fields.event === EVENTS.LEAK_CLEARED) said.push(n);
+    t.true(r.verdicts.every((v) => v.reason !== REASONS.LEAK), 'a flat heap is no leak');
+  }
+  t.true(said.length >= 2, `${said.length} notices`);
+  t.true(said.every((n) => n.level === 'debug' && n.fields.slot === 0 && n.fields.pid === 7));
+  // Started and cleared in turn, each cleared one with the points it took and how long it ran.
+  said.forEach((n, i) => t.is(n.fields.event, i % 2 ? EVENTS.LEAK_CLEARED : EVENTS.LEAK_SUSPECTED));
+  const cleared = said.filter((n) => n.fields.event === EVENTS.LEAK_CLEARED);
+  t.true(cleared.every((n) => n.fields.points >= 1 && n.fields.forcedGcs === n.fields.points && n.fields.durationMs > 0 && n.fields.confirmed === false));
+  t.true(pointsAsked >= cleared.reduce((a, n) => a + n.fields.points, 0), 'no more points said than asked for');
+});
