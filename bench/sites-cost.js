@@ -7,6 +7,13 @@
 // each leg: warm-up, then autocannon keep-alive load on 127.0.0.1.
 //   node bench/sites-cost.js [--quick] [--write] [--rounds 5] [--duration 10] [--connections 10] [--modes adaptive]
 //
+// `--together`: every mode's process up at once for the whole run, warmed up once, then loaded in
+// turns, a burst of --duration each, round after round. A leg a process of its own, 10 s after the
+// one it is compared with, sees a shared host's speed swing by more than the few percent sought
+// (30 sequential rounds: off ÷ off-ish pairs from 0.56 to 1.41); bursts seconds apart see the same
+// host. The profiler then runs for the whole run, not the 20-60 s of a suspicion.
+//   node bench/sites-cost.js --together --modes adaptive --rounds 40 --duration 3
+//
 // `--modes a,b`: only those legs beside off (sampling, sites, adaptive, after), so that the rounds
 // a run can afford go to the ratio wanted: fewer legs a round, more rounds, a narrower interval.
 //
@@ -20,15 +27,15 @@
 import os from 'node:os';
 import path from 'node:path';
 import { benchArgs, ROOT } from './lib/args.js';
-import { cleanupAll } from './lib/spawn.js';
-import { appLeg } from './lib/app-leg.js';
+import { cleanupAll, load } from './lib/spawn.js';
+import { appLeg, appUp, appBurst, appRead } from './lib/app-leg.js';
 import { mean, sd, min, max, fx, int, mib, ci95 } from './lib/stats.js';
 import { publish, table } from './lib/results.js';
 import { oldTree, ratioCi, ciText, OLD_USAGE } from './lib/versus.js';
 
 const opts = benchArgs({
-  rounds: { type: 'string' }, duration: { type: 'string' }, warmup: { type: 'string' }, connections: { type: 'string', default: '10' }, old: { type: 'string' }, modes: { type: 'string' },
-}, `node bench/sites-cost.js [--quick] [--write] [--rounds N] [--duration S] [--warmup S] [--connections C] [--modes a,b] [--old DIR]\n  ${OLD_USAGE}`);
+  rounds: { type: 'string' }, duration: { type: 'string' }, warmup: { type: 'string' }, connections: { type: 'string', default: '10' }, old: { type: 'string' }, modes: { type: 'string' }, together: { type: 'boolean', default: false },
+}, `node bench/sites-cost.js [--quick] [--write] [--rounds N] [--duration S] [--warmup S] [--connections C] [--modes a,b] [--together] [--old DIR]\n  ${OLD_USAGE}`);
 const OLD = opts.old ? oldTree(opts.old) : null;
 const ROUNDS = Number(opts.rounds ?? (opts.quick ? 2 : 5));
 const DURATION = Number(opts.duration ?? (opts.quick ? 3 : 10));
@@ -63,22 +70,53 @@ function chosenModes(list) {
 
 // An old leg runs this app with the old checkout's profiler, in the mode it is named for.
 const isOld = (mode) => mode.endsWith('-old');
-const leg = (mode) => appLeg({
-  app: APP, mode: mode.replace(/-old$/, ''), env: isOld(mode) ? { NODESUP_ROOT: OLD.root } : {},
-  connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, read: 'profile', size: (p) => ({ bytes: p.bytes ?? null, interval: p.interval ?? null }),
-});
+const READ = { read: 'profile', size: (p) => ({ bytes: p.bytes ?? null, interval: p.interval ?? null }) };
+const envOf = (mode) => (isOld(mode) ? { NODESUP_ROOT: OLD.root } : {});
+const leg = (mode) => appLeg({ app: APP, mode: mode.replace(/-old$/, ''), env: envOf(mode), connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, ...READ });
 
 const ci = ci95; // a 95 % interval of the mean of paired ratios
+const TOGETHER = opts.together;
+const orderOf = (i) => (i % 2 ? [...MODES].reverse() : MODES);
+const said = (i, mode, r) => process.stderr.write(`round ${i + 1}/${ROUNDS} ${mode}: ${int(r.reqPerSec)} req/s, p99 ${r.p99} ms${r.rss ? `, rss ${mib(r.rss)} MiB` : ''}${r.profileMs != null ? `, one profile ${fx(r.profileMs, 1)} ms / ${int(r.profileBytes?.bytes)} B, interval ${int(r.profileBytes?.interval)} B` : ''}\n`);
+const asLeg = (r, mode, round) => ({ ...r, mode, round, interval: r.profileBytes?.interval ?? null, profileBytes: r.profileBytes?.bytes ?? null });
 
-async function main() {
+/** A process per leg, round after round. */
+async function sequential() {
   const legs = [];
   for (let i = 0; i < ROUNDS; i++) {
-    for (const mode of (i % 2 ? [...MODES].reverse() : MODES)) {
+    for (const mode of orderOf(i)) {
       const r = await leg(mode);
-      legs.push({ ...r, mode, round: i, interval: r.profileBytes?.interval ?? null, profileBytes: r.profileBytes?.bytes ?? null });
-      process.stderr.write(`round ${i + 1}/${ROUNDS} ${mode}: ${int(r.reqPerSec)} req/s, p99 ${r.p99} ms, rss ${mib(r.rss)} MiB${r.profileMs !== null ? `, one profile ${fx(r.profileMs, 1)} ms / ${int(r.profileBytes?.bytes)} B, interval ${int(r.profileBytes?.interval)} B` : ''}\n`);
+      legs.push(asLeg(r, mode, i));
+      said(i, mode, r);
     }
   }
+  return legs;
+}
+
+/** A process per mode, up for the whole run, loaded in turns; memory and one profile read at the end. */
+async function together() {
+  const ups = {};
+  try {
+    for (const mode of MODES) ups[mode] = await appUp({ app: APP, mode: mode.replace(/-old$/, ''), env: envOf(mode) });
+    for (const mode of MODES) await load({ url: ups[mode].url, connections: CONNECTIONS, duration: WARMUP }).result;
+    const bursts = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const mode of orderOf(i)) {
+        const r = await appBurst(ups[mode], { connections: CONNECTIONS, duration: DURATION });
+        bursts.push({ ...r, mode, round: i });
+        said(i, mode, r);
+      }
+    }
+    const read = {};
+    for (const mode of MODES) read[mode] = await appRead(ups[mode], READ);
+    return bursts.map((b) => asLeg({ ...b, ...read[b.mode] }, b.mode, b.round));
+  } finally {
+    for (const up of Object.values(ups)) await up.stop();
+  }
+}
+
+async function main() {
+  const legs = TOGETHER ? await together() : await sequential();
   const of = (mode) => legs.filter((l) => l.mode === mode);
   const ratio = (mode, key) => of(mode).map((l) => l[key] / of('off').find((o) => o.round === l.round)[key]);
   const versus = (mode, key) => ratioCi(of(`${mode}-old`).map((l) => l[key]), of(mode).map((l) => l[key])).ci;
@@ -96,14 +134,14 @@ async function main() {
     ];
   });
   const body = [
-    `\`bench/apps/profiled.js\` (a ~20 KiB JSON body of fresh objects per request, 1 MiB a minute retained), one process per leg; ${ROUNDS} rounds of ${MODES.join(', ')} (that order in odd rounds, reversed in even ones);${OLD ? ` the -old legs: the same app with the profiler of the checkout at ${OLD.commit} (--old);` : ''} after: the profiler started at the first request of the warm-up and stopped 2 s later, so the load measures the app as a suspicion leaves it; adaptive starts its profiler at the first request of the warm-up, so that its interval is calibrated under the load; each leg ${WARMUP} s warm-up then autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1. Ratios are to the same round's off leg, mean and 95 % interval over the rounds. "one profile": reading and flattening a profile, as one confirmation point does, after the load.`,
+    `\`bench/apps/profiled.js\` (a ~20 KiB JSON body of fresh objects per request, 1 MiB a minute retained), ${TOGETHER ? `one process per mode, all up at once for the whole run (--together), warmed up once ${WARMUP} s each, then loaded in turns, ${DURATION} s bursts; RSS, heap and one profile read at the end of the run` : 'one process per leg'}; ${ROUNDS} rounds of ${MODES.join(', ')} (that order in odd rounds, reversed in even ones);${OLD ? ` the -old legs: the same app with the profiler of the checkout at ${OLD.commit} (--old);` : ''} after: the profiler started at the first request of the warm-up and stopped 2 s later, so the load measures the app as a suspicion leaves it; adaptive starts its profiler at the first request of the warm-up, so that its interval is calibrated under the load; ${TOGETHER ? 'each burst' : `each leg ${WARMUP} s warm-up then`} autocannon ${CONNECTIONS} keep-alive connections × ${DURATION} s on 127.0.0.1. Ratios are to the same round's off leg, mean and 95 % interval over the rounds. "one profile": reading and flattening a profile, as one confirmation point does, after the load.`,
     '',
     table(['profiler', 'req/s mean', 'req/s ÷ off', 'p99 ms mean', 'p99 ÷ off', 'RSS MiB', 'heap MiB', 'one profile, ms', 'sampling interval', 'failed'], rows),
     '',
     ...(VERSUS.length ? [...VERSUS.map((m) => `- **new ÷ old (${OLD.commit}), ${m}, req/s: ${ciText(versus(m, 'reqPerSec'))}; p99: ${ciText(versus(m, 'p99'), 2)}** (95 % intervals over the rounds).`), ''] : []),
     `Host load (1-minute load average) at the start: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs.`,
   ].join('\n');
-  publish(opts, 'sites-cost', 'Cost of naming leak sites (sampling heap profiler)', body);
+  publish(opts, TOGETHER ? 'sites-cost-together' : 'sites-cost', 'Cost of naming leak sites (sampling heap profiler)', body);
 }
 
 main().catch((err) => { process.stderr.write(`sites-cost: ${err.stack}\n`); process.exitCode = 1; }).finally(cleanupAll);
