@@ -164,6 +164,7 @@ async function main() {
     ...(LEAK_OFF ? [] : [`By when the round began: ${split().join('; ')}.`, `By the nodesup arm's suspicions (its debug log): rounds ${bySuspicion().join('; ')}.`]),
     ...oldLines,
     `nodesup at the end: ${status.poll?.count ?? '?'} poll ticks; ${suspicions} leak warning(s) in its log; ${totalsText('nodesup')}.`,
+    ...(LEAK_OFF ? [] : [`Its suspicions (worker pid: what, seconds from readiness, how long, points): ${spansOf('nodesup').map((x) => `${x.pid}: ${x.what} at ${fx((x.from - started.nodesup.readyAt) / 1000, 0)} s, ${fx((x.to - x.from) / 1000, 0)} s, ${x.points ?? 'open'}`).join('; ') || 'none'}.`]),
     '',
     `Rounds in order (req/s, ${KINDS.join('/')}; seconds from readiness): ${rounds.map((r) => `${perRound(r)} (${fx(r.sinceReady / 1000, 0)})`).join(', ')}.`,
     '',

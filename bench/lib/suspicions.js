@@ -5,20 +5,21 @@
 const timeOf = (e) => (typeof e.time === 'number' ? e.time : e.at);
 
 /**
- * Each suspicion as a span of one worker: {pid, from, to}; `to` is `end` for one still open.
+ * Each suspicion as a span of one worker: {pid, from, to, what, points}; `to` is `end` for one
+ * still open (points null); what: 'heap', 'external' or 'heap+external', as it began.
  * @param {object[]} events  the arm's log events, in order @param {number} end
  */
 export function suspicionSpans(events, end) {
   const open = new Map();
   const spans = [];
   for (const e of events) {
-    if (e.event === 'leak.suspected') open.set(e.pid, timeOf(e));
+    if (e.event === 'leak.suspected') open.set(e.pid, { from: timeOf(e), what: [e.heap && 'heap', e.external && 'external'].filter(Boolean).join('+') });
     else if (e.event === 'leak.cleared' && open.has(e.pid)) {
-      spans.push({ pid: e.pid, from: open.get(e.pid), to: timeOf(e) });
+      spans.push({ pid: e.pid, ...open.get(e.pid), to: timeOf(e), points: e.points ?? null });
       open.delete(e.pid);
     }
   }
-  for (const [pid, from] of open) spans.push({ pid, from, to: end });
+  for (const [pid, began] of open) spans.push({ pid, ...began, to: end, points: null });
   return spans;
 }
 

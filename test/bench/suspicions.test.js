@@ -5,19 +5,19 @@ import { suspicionSpans, suspicionTotals, overlaps } from '../../bench/lib/suspi
 
 const log = [
   { event: 'worker.ready', pid: 1, time: 0 },
-  { event: 'leak.suspected', pid: 1, time: 1000 },
-  { event: 'leak.suspected', pid: 2, time: 2000 },
+  { event: 'leak.suspected', pid: 1, time: 1000, heap: true, external: false },
+  { event: 'leak.suspected', pid: 2, time: 2000, heap: true, external: true },
   { event: 'leak.cleared', pid: 1, time: 21_000, points: 2, forcedGcs: 1 },
   { event: 'leak.cleared', pid: 3, time: 22_000, points: 9, forcedGcs: 9 }, // never began here: not counted as a span
-  { event: 'leak.suspected', pid: 1, time: 90_000 },
+  { event: 'leak.suspected', pid: 1, time: 90_000, heap: false, external: true },
   { event: 'leak.cleared', pid: 1, time: 110_000, points: 2, forcedGcs: 2 },
 ];
 
 test('suspicionSpans: each suspicion from its start to its clearing, per worker; one still open runs to the end', (t) => {
   t.deepEqual(suspicionSpans(log, 200_000), [
-    { pid: 1, from: 1000, to: 21_000 },
-    { pid: 1, from: 90_000, to: 110_000 },
-    { pid: 2, from: 2000, to: 200_000 },
+    { pid: 1, from: 1000, to: 21_000, what: 'heap', points: 2 },
+    { pid: 1, from: 90_000, to: 110_000, what: 'external', points: 2 },
+    { pid: 2, from: 2000, to: 200_000, what: 'heap+external', points: null },
   ]);
 });
 
