@@ -100,7 +100,6 @@ async function main() {
   const minutes = (Date.now() - t0) / 60_000;
   const status = await started.nodesup.run.status();
   const leakEvents = (kind) => started[kind].run.events.filter((e) => e.event === 'leak.warning').length;
-  const suspicions = leakEvents('nodesup');
   const ended = Date.now();
   const spansOf = (kind) => suspicionSpans(started[kind].run.events, ended);
   const totalsOf = (kind) => suspicionTotals(started[kind].run.events, ended);
@@ -163,7 +162,7 @@ async function main() {
     `nodesup ÷ bare, CPU a request: workers ${ciText(workers.ci)}; primary and workers together ${ciText(cpu.ci)}.`,
     ...(LEAK_OFF ? [] : [`By when the round began: ${split().join('; ')}.`, `By the nodesup arm's suspicions (its debug log): rounds ${bySuspicion().join('; ')}.`]),
     ...oldLines,
-    `nodesup at the end: ${status.poll?.count ?? '?'} poll ticks; ${suspicions} leak warning(s) in its log; ${totalsText('nodesup')}.`,
+    `nodesup at the end: ${status.poll?.count ?? '?'} poll ticks; ${leakEvents('nodesup')} leak warning(s) in its log; ${totalsText('nodesup')}.`,
     ...(LEAK_OFF ? [] : [`Its suspicions (worker pid: what, seconds from readiness, how long, points): ${spansOf('nodesup').map((x) => `${x.pid}: ${x.what} at ${fx((x.from - started.nodesup.readyAt) / 1000, 0)} s, ${fx((x.to - x.from) / 1000, 0)} s, ${x.points ?? 'open'}`).join('; ') || 'none'}.`]),
     '',
     `Rounds in order (req/s, ${KINDS.join('/')}; seconds from readiness): ${rounds.map((r) => `${perRound(r)} (${fx(r.sinceReady / 1000, 0)})`).join(', ')}.`,

@@ -71,8 +71,8 @@ function chosenModes(list) {
 // An old leg runs this app with the old checkout's profiler, in the mode it is named for.
 const isOld = (mode) => mode.endsWith('-old');
 const READ = { read: 'profile', size: (p) => ({ bytes: p.bytes ?? null, interval: p.interval ?? null }) };
-const envOf = (mode) => (isOld(mode) ? { NODESUP_ROOT: OLD.root } : {});
-const leg = (mode) => appLeg({ app: APP, mode: mode.replace(/-old$/, ''), env: envOf(mode), connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, ...READ });
+const appOf = (mode) => ({ app: APP, mode: mode.replace(/-old$/, ''), env: isOld(mode) ? { NODESUP_ROOT: OLD.root } : {} });
+const leg = (mode) => appLeg({ ...appOf(mode), connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, ...READ });
 
 const ci = ci95; // a 95 % interval of the mean of paired ratios
 const TOGETHER = opts.together;
@@ -97,7 +97,7 @@ async function sequential() {
 async function together() {
   const ups = {};
   try {
-    for (const mode of MODES) ups[mode] = await appUp({ app: APP, mode: mode.replace(/-old$/, ''), env: envOf(mode) });
+    for (const mode of MODES) ups[mode] = await appUp(appOf(mode));
     for (const mode of MODES) await load({ url: ups[mode].url, connections: CONNECTIONS, duration: WARMUP }).result;
     const bursts = [];
     for (let i = 0; i < ROUNDS; i++) {
