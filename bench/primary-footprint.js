@@ -21,6 +21,10 @@
 // `--hup`: each nodesup leg gets a SIGHUP once its workers are ready, and is measured once that
 // reload is over (its `reload` event) and the settle has passed: a SIGHUP re-reads the config,
 // and what that loads must not stay (the bare primary has no reload: a SIGHUP would kill it).
+// `--floors`: two more legs a round, the floor of the required stack (bench/apps/stack-primary.js:
+// the bare primary plus pino writing its log and a prom-client registry served at /metrics, scraped
+// as nodesup is; once on node:http, once on a response written by hand on node:net), so that the
+// table says how much of the 1.1× a supervisor on this stack has before any code of its own.
 // `--node A,B,…`: the same run under each of these Node binaries in turn (this script, re-run by
 // each, prints its legs as JSON), one table per Node line, in one section.
 //   node bench/primary-footprint.js [--quick] [--write] [--rounds 3] [--workers 8] [--window 20] [--history empty|full] [--hup] [--node A,B]
@@ -41,7 +45,9 @@ import { oldTree, pairOrder, ratioCi, ciText, verdict, withFullSlotHistory, OLD_
 const opts = benchArgs({
   rounds: { type: 'string' }, workers: { type: 'string', default: '8' }, window: { type: 'string' }, settle: { type: 'string' },
   old: { type: 'string' }, history: { type: 'string' }, hup: { type: 'boolean', default: false }, node: { type: 'string' }, 'legs-json': { type: 'string' },
-}, `node bench/primary-footprint.js [--quick] [--write] [--rounds N] [--workers N] [--window S] [--settle S] [--history empty|full] [--hup] [--node A,B] [--old DIR]\n  ${OLD_USAGE}`);
+  floors: { type: 'boolean', default: false },
+}, `node bench/primary-footprint.js [--quick] [--write] [--rounds N] [--workers N] [--window S] [--settle S] [--history empty|full] [--hup] [--floors] [--node A,B] [--old DIR]\n  ${OLD_USAGE}`);
+if (opts.floors && opts.old) { process.stderr.write('--floors runs beside bare, not --old\n'); process.exit(2); }
 if (opts.node && opts.old) { process.stderr.write('--node runs the bare comparison; for --old, run this script with that node\n'); process.exit(2); }
 const HUP = opts.hup;
 const OLD = opts.old ? oldTree(opts.old) : null;
@@ -56,6 +62,10 @@ const WINDOW = Number(opts.window ?? (opts.quick ? 5 : 20));
 const SETTLE = Number(opts.settle ?? (opts.quick ? 2 : FULL ? SAMPLE_HISTORY_S + 20 : 5));
 const APP = path.join(ROOT, 'bench/apps/idle.js');
 const BARE = path.join(ROOT, 'bench/apps/bare-primary.js');
+const STACK = path.join(ROOT, 'bench/apps/stack-primary.js');
+// The floors' legs and how each serves /metrics.
+const FLOORS = { 'stack-http': 'http', 'stack-net': 'net' };
+const KINDS = ['bare', ...(opts.floors ? Object.keys(FLOORS) : []), 'nodesup'];
 // The checkout each kind of nodesup leg runs; with the history full, its filled scratch copy.
 const TREES = {};
 
@@ -104,13 +114,14 @@ async function historyFill(run) {
 async function leg(kind) {
   const env = { PORT: String(await freePort()), WORKERS: String(WORKERS) };
   const mport = await freePort();
-  const run = kind === 'bare'
-    ? startPrimary([BARE, APP], { env, cwd: scratch(), name: 'bare primary' })
-    : startNodesup([APP, '-w', String(WORKERS), '--metrics', `127.0.0.1:${mport}`], { env, root: TREES[kind] });
+  const run = kind === 'bare' ? startPrimary([BARE, APP], { env, cwd: scratch(), name: 'bare primary' })
+    : FLOORS[kind] ? startPrimary([STACK, APP], { env: { ...env, METRICS_PORT: String(mport), SERVE: FLOORS[kind] }, cwd: scratch(), name: kind })
+      : startNodesup([APP, '-w', String(WORKERS), '--metrics', `127.0.0.1:${mport}`], { env, root: TREES[kind] });
+  const nodesup = kind !== 'bare' && !FLOORS[kind];
   try {
     const start = await run.waitFor((e) => e.event === 'supervisor.start', { what: 'supervisor.start' });
     await run.waitReady(WORKERS, { timeout: 60_000 });
-    const reload = HUP && kind !== 'bare' ? await hangUp(run, start.primaryPid) : null;
+    const reload = HUP && nodesup ? await hangUp(run, start.primaryPid) : null;
     await delay(SETTLE * 1000);
     const samples = [];
     const cpu = cpuMeter(start.primaryPid);
@@ -123,7 +134,7 @@ async function leg(kind) {
     const c = cpu.stop();
     const where = split(start.primaryPid);
     // After the window: the dump is a few MiB of JSON the primary builds, not part of the footprint.
-    const fill = kind !== 'bare' && FULL ? await historyFill(run) : null;
+    const fill = nodesup && FULL ? await historyFill(run) : null;
     return { kind, rss: mean(samples.map((x) => x.rss)), pss: mean(samples.map((x) => x.pss)), cpu: c?.percent ?? null, fill, reload, samePid: start.primaryPid === run.pid, where };
   } finally {
     await run.stop();
@@ -153,7 +164,7 @@ async function main() {
   const load = os.loadavg()[0];
   const legs = [];
   for (let i = 0; i < ROUNDS; i++) {
-    for (const kind of ['bare', 'nodesup']) {
+    for (const kind of KINDS) {
       const r = await leg(kind);
       legs.push(r);
       process.stderr.write(legLine(`round ${i + 1}/${ROUNDS} ${kind}`, r));
@@ -189,14 +200,27 @@ function publishLines(lines) {
       cell(legs, 'bare', 'pss'), cell(legs, 'nodesup', 'pss'), `**${fx(r, 2)}** (${ratios.map((x) => fx(x, 2)).join(', ')})`, r <= 1.1 ? 'met' : 'missed'];
   });
   const all = lines.flatMap((l) => l.legs);
+  const floors = all.some((l) => FLOORS[l.kind]);
+  const over = (legs, k, base) => ratioCi(of(legs, base).map((l) => l.rss), of(legs, k).map((l) => l.rss)).ci;
+  const floorRows = lines.map(({ node, legs }) => [node, cell(legs, 'stack-http', 'rss'), `**${ciText(over(legs, 'stack-http', 'bare'), 2)}**`,
+    cell(legs, 'stack-net', 'rss'), `**${ciText(over(legs, 'stack-net', 'bare'), 2)}**`, ciText(over(legs, 'nodesup', 'stack-http'), 2)]);
+  const beyond = (legs, k, base) => SPLIT.map(([key, label]) => `${label} ${fx((mean(of(legs, k).map((l) => l.where[key])) - mean(of(legs, base).map((l) => l.where[key]))) / 2 ** 20, 1)}`).join(', ');
   const samePid = of(all, 'nodesup').every((l) => l.samePid);
   const body = [
     `${WORKERS} workers of \`bench/apps/idle.js\` under a bare node:cluster primary (\`bench/apps/bare-primary.js\`) and under nodesup (defaults, metrics on, /metrics scraped every second); ${ROUNDS} rounds a Node line, legs alternating; each leg: every worker ready,${HUP ? ' for nodesup a SIGHUP and its rolling reload over (`reload`, result ok, in every leg),' : ''} ${SETTLE} s settle, then the primary's RSS and PSS (smaps_rollup) averaged over ${WINDOW} s. ${historyText()}`,
     '',
     table(['Node', 'bare RSS MiB', 'nodesup RSS MiB', '± sd', 'bare PSS MiB', 'nodesup PSS MiB', 'nodesup / bare RSS (per round)', 'target ≤ 1.1'], rows),
     '',
-    `Where nodesup's RSS is beyond bare's, MiB (/proc/PID/smaps at the end of each window, means): ${lines.map(({ node, legs }) => `${node}: ${SPLIT.map(([k, label]) => `${label} ${fx((mean(of(legs, 'nodesup').map((l) => l.where[k])) - mean(of(legs, 'bare').map((l) => l.where[k]))) / 2 ** 20, 1)}`).join(', ')}`).join('; ')}. The executable's pages are shared with the workers (PSS counts a share of them); anonymous is mostly the V8 heap.`,
+    `Where nodesup's RSS is beyond bare's, MiB (/proc/PID/smaps at the end of each window, means): ${lines.map(({ node, legs }) => `${node}: ${beyond(legs, 'nodesup', 'bare')}`).join('; ')}. The executable's pages are shared with the workers (PSS counts a share of them); anonymous is mostly the V8 heap.`,
     '',
+    ...(floors ? [
+      `The floor of the required stack (\`bench/apps/stack-primary.js\`, in the same rounds, after bare): the bare primary plus pino writing its log and a prom-client registry (one gauge a worker, set every second) served at /metrics and scraped every second as nodesup's is, on node:http as nodesup serves it, and on a response written by hand on node:net. Ratios: mean of the rounds' ratios, 95 % interval over the rounds.`,
+      '',
+      table(['Node', 'stack, node:http: RSS MiB', '÷ bare RSS', 'stack, node:net: RSS MiB', '÷ bare RSS', 'nodesup ÷ stack on node:http'], floorRows),
+      '',
+      `Where the stack on node:http is beyond bare, MiB: ${lines.map(({ node, legs }) => `${node}: ${beyond(legs, 'stack-http', 'bare')}`).join('; ')}. Where nodesup is beyond it: ${lines.map(({ node, legs }) => `${node}: ${beyond(legs, 'nodesup', 'stack-http')}`).join('; ')}.`,
+      '',
+    ] : []),
     `${samePid ? 'In every nodesup leg the primary (its `supervisor.start` primaryPid) was the pid the bench started `nodesup start` as' : 'In some nodesup legs the primary was not the pid the bench started (see stderr)'}. Host load (1-min average) at the start and end of each line: ${lines.map((l) => `${l.node} ${l.load.map((x) => fx(x, 2)).join('→')}`).join(', ')}.`,
     ...(all.some((l) => l.fill) ? ['', `History at the end of each nodesup leg, emptiest slot (fine points / coarse points / events): ${of(all, 'nodesup').map((l) => (l.fill ? `${l.fill.fine}/${l.fill.coarse}/${l.fill.events}` : '?')).join(', ')}.`] : []),
   ].join('\n');
