@@ -27,7 +27,7 @@
 // table says how much of the 1.1× a supervisor on this stack has before any code of its own.
 // `--node A,B,…`: the same run under each of these Node binaries in turn (this script, re-run by
 // each, prints its legs as JSON), one table per Node line, in one section.
-//   node bench/primary-footprint.js [--quick] [--write] [--rounds 3] [--workers 8] [--window 20] [--history empty|full] [--hup] [--node A,B]
+//   node bench/primary-footprint.js [--quick] [--write] [--rounds 3] [--workers 8] [--window 20] [--history empty|full] [--hup] [--floors] [--node A,B]
 //   node bench/primary-footprint.js --old /tmp/nodesup-old [--quick] [--write] [--rounds 3] [--history full|empty] [--settle S]
 //     (about 11 minutes a leg with the history full: 3 rounds, 6 legs, about 65 minutes)
 import { execFileSync } from 'node:child_process';
@@ -207,7 +207,7 @@ function publishLines(lines) {
   const beyond = (legs, k, base) => SPLIT.map(([key, label]) => `${label} ${fx((mean(of(legs, k).map((l) => l.where[key])) - mean(of(legs, base).map((l) => l.where[key]))) / 2 ** 20, 1)}`).join(', ');
   const samePid = of(all, 'nodesup').every((l) => l.samePid);
   const body = [
-    `${WORKERS} workers of \`bench/apps/idle.js\` under a bare node:cluster primary (\`bench/apps/bare-primary.js\`) and under nodesup (defaults, metrics on, /metrics scraped every second); ${ROUNDS} rounds a Node line, legs alternating; each leg: every worker ready,${HUP ? ' for nodesup a SIGHUP and its rolling reload over (`reload`, result ok, in every leg),' : ''} ${SETTLE} s settle, then the primary's RSS and PSS (smaps_rollup) averaged over ${WINDOW} s. ${historyText()}`,
+    `${WORKERS} workers of \`bench/apps/idle.js\` under a bare node:cluster primary (\`bench/apps/bare-primary.js\`) and under nodesup (defaults, metrics on, /metrics scraped every second); ${ROUNDS} rounds a Node line, legs in turns (${KINDS.join(', ')}); each leg: every worker ready,${HUP ? ' for nodesup a SIGHUP and its rolling reload over (`reload`, result ok, in every leg),' : ''} ${SETTLE} s settle, then the primary's RSS and PSS (smaps_rollup) averaged over ${WINDOW} s. ${historyText()}`,
     '',
     table(['Node', 'bare RSS MiB', 'nodesup RSS MiB', '± sd', 'bare PSS MiB', 'nodesup PSS MiB', 'nodesup / bare RSS (per round)', 'target ≤ 1.1'], rows),
     '',

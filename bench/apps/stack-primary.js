@@ -5,6 +5,8 @@
 // load as nodesup loads them (its lib/ files by require; node:http by require, not an ES import,
 // which would load undici through http's getters). SERVE=net answers a scrape with a response
 // written by hand on node:net instead: the least a scrape needs, where node:http is not loaded.
+// The forks and the stop are bare-primary.js's, written again rather than shared, so that the bare
+// baseline every bench compares against loads no module of ours.
 //   WORKERS=8 PORT=3000 METRICS_PORT=9464 SERVE=http|net node bench/apps/stack-primary.js bench/apps/idle.js
 import cluster from 'node:cluster';
 import { createRequire } from 'node:module';
